@@ -1,0 +1,48 @@
+"""shedders: a research environment for shedding card games (the Shithead / Palace family, and OMG).
+
+>>> import shedders
+>>> env = shedders.env("core", num_players=4, render_mode="ansi")
+"""
+
+from __future__ import annotations
+
+from shedders.envs.palace_env import PalaceEnv
+from shedders.match import Match
+from shedders.rules import RULESETS, make_rules
+
+__version__ = "0.1.0"
+__all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "make_rules"]
+
+
+def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs) -> PalaceEnv:
+    """The unwrapped AEC env of ``ruleset`` (see ``env``)."""
+    from shedders.envs import palace_env
+
+    return palace_env.raw_env(ruleset, num_players, render_mode, **kwargs)
+
+
+def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """A PettingZoo AEC env of ``ruleset`` (one of ``RULESETS``), wrapped as PettingZoo does.
+
+    Keyword arguments: ``ply_cap`` (every ruleset), ``base`` (house), ``rules`` (house: a dict of toggles).
+    Unknown ruleset, bad player count or unknown rule: ``ValueError`` naming the bad value and the allowed ones.
+    """
+    from shedders.envs import palace_env
+
+    return palace_env.env(ruleset, num_players, render_mode, **kwargs)
+
+
+def _register() -> None:
+    """Register ``shedders/<ruleset>-v0`` where the installed PettingZoo has an environment registry."""
+    try:
+        from pettingzoo.utils import registration  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    register = getattr(registration, "register", None)
+    if register is None:  # pragma: no cover
+        return
+    for name in ("core", "south_african", "house"):
+        register(id=f"shedders/{name}-v0", entry_point=f"shedders.envs.{name}_v0:env")
+
+
+_register()

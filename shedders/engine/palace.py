@@ -1,0 +1,961 @@
+"""Numba kernels for the palace family (hand / face-up / face-down, a pile to beat).
+
+Everything here works on a :class:`PalaceState`: a namedtuple of integer numpy arrays with the batch of games
+first (struct of arrays). Single-game kernels take ``(s, g, params)`` where ``g`` is the game's row and ``params``
+is the small int32 array built by :meth:`shedders.rules.PalaceRules.to_params`. Kernels never see strings,
+dataclasses or RNG objects; every random draw comes from the game's own ``rng`` stream, so results do not depend
+on the batch size or the thread count.
+
+Rules are cited as ``seed 003`` (core / south_african / house) and ``RULINGS`` (``../shared/RULINGS.md``).
+Every constant used by a kernel lives in this file: numba freezes globals at compile time and its cache does not
+notice changes in other modules.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+# --------------------------------------------------------------------------------------------------------------
+# Ranks. Index order is the rank order for "equal or higher" (RULINGS: 2 < 3 < ... < K < A); JOKER is last.
+# --------------------------------------------------------------------------------------------------------------
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JOKER")
+R = 14
+R2, R3, R4, R5, R6, R7, R8, R9, R10, RJ, RQ, RK, RA, RJOKER = range(R)
+MAXC = 8  # most cards of one rank in one play (two decks hold 8 of a rank)
+MAXP = 8  # most seats any palace ruleset seats
+HAND_TARGET = 3  # draw back to three
+
+# --------------------------------------------------------------------------------------------------------------
+# Phases: the kind of decision pending. ``actor`` decides; ``turn`` is whose turn it is (they differ in windows).
+# --------------------------------------------------------------------------------------------------------------
+PH_SETUP, PH_PLAY, PH_NOMINATE, PH_ANSWER, PH_COUNTER, PH_EAT, PH_OVER = range(7)
+PHASE_NAMES = ("setup", "play", "nominate", "answer", "counter", "eat", "over")
+N_KINDS = 8  # observation one-hot: the 7 phases plus "waiting" (not this player's decision)
+KIND_WAITING = 7
+
+# Pile constraints (what the next play must satisfy).
+RULE_ANY, RULE_GE, RULE_LT7 = range(3)
+RULE_NAMES = ("any", "at least", "under 7")
+N_RULES = 4  # one slot kept for og's "at most 7"
+
+# Zones a player plays from.
+ZONE_HAND, ZONE_UP, ZONE_DOWN, ZONE_NONE = range(4)
+
+# --------------------------------------------------------------------------------------------------------------
+# Action ids: arithmetic, one fixed layout for the whole family (names are generated from ids, for people).
+# --------------------------------------------------------------------------------------------------------------
+A_PLAY = 0  # + rank * MAXC + (count - 1)
+A_PICKUP = A_PLAY + R * MAXC
+A_FLIP = A_PICKUP + 1
+A_SWAP = A_FLIP + 1  # + hand_rank * R + up_rank
+A_READY = A_SWAP + R * R
+A_PASS = A_READY + 1
+A_NOMINATE = A_PASS + 1  # + k - 1, k = 1 .. MAXP - 1
+N_ACTIONS = A_NOMINATE + MAXP - 1
+
+# --------------------------------------------------------------------------------------------------------------
+# Parameter array layout (built by PalaceRules.to_params).
+# --------------------------------------------------------------------------------------------------------------
+(
+    P_NPLAYERS,
+    P_RESET_2,
+    P_MIRROR_5,
+    P_UNDER_7,
+    P_BURN_10,
+    P_SKIP_8,
+    P_REVERSE_Q,
+    P_NOMINATE_A,
+    P_JOKERS,
+    P_FOUR_BURN,
+    P_VOLUNTARY_PICKUP,
+    P_SLAP,
+    P_REVERSE_ON_DOUBLES,
+    P_SET_SIZE,
+    P_MAX_SKIP,
+    P_NDECKS,
+    P_NJOKERS,
+    P_PLY_CAP,
+    P_SWAP_PHASE,
+    N_PARAMS,
+) = range(20)
+
+PalaceState = namedtuple(
+    "PalaceState",
+    [
+        "hand",  # int8 (B, P, R): rank counts in hand
+        "face_up",  # int8 (B, P, R): rank counts face up
+        "face_down",  # int8 (B, P, 3): ranks face down, -1 empty; flipped first slot first
+        "known",  # int8 (B, P, R): hand cards everyone knows (picked up from the pile, not yet played)
+        "pile",  # int8 (B, C): ranks bottom to top
+        "pile_by",  # int8 (B, C): seat that played each pile card
+        "pile_len",  # int16 (B,)
+        "deck",  # int8 (B, C): draw pile, next card at deck[deck_len - 1]
+        "deck_len",  # int16 (B,)
+        "out",  # int8 (B, R): out-of-play counts (burned)
+        "turn",  # int8 (B,): whose turn it is
+        "actor",  # int8 (B,): who decides now (agent_selection)
+        "phase",  # int8 (B,): PH_*
+        "direction",  # int8 (B,): 1 clockwise, -1 counter-clockwise
+        "target",  # int8 (B,): nominee, or the player a Joker punishes; -1 none
+        "ask",  # int8 (B,): joker window: seat asked next
+        "ask_left",  # int8 (B,): joker window: seats still to ask
+        "finished",  # int8 (B, P): 1 once out
+        "placing",  # int8 (B, P): seats in the order they went out, -1 padded
+        "n_out",  # int8 (B,)
+        "plies",  # int16 (B,): decisions so far
+        "rng",  # uint64 (B,): the game's own random stream
+        "rewards",  # float32 (B, P): the last step's rewards
+        "terminated",  # bool (B,)
+        "truncated",  # bool (B,)
+    ],
+)
+
+
+def alloc_state(batch: int, num_players: int, capacity: int) -> PalaceState:
+    """Preallocate a zeroed state for ``batch`` games; ``capacity`` is the number of cards in play."""
+    b, p, c = batch, num_players, capacity
+    return PalaceState(
+        hand=np.zeros((b, p, R), np.int8),
+        face_up=np.zeros((b, p, R), np.int8),
+        face_down=np.full((b, p, 3), -1, np.int8),
+        known=np.zeros((b, p, R), np.int8),
+        pile=np.full((b, c), -1, np.int8),
+        pile_by=np.full((b, c), -1, np.int8),
+        pile_len=np.zeros(b, np.int16),
+        deck=np.full((b, c), -1, np.int8),
+        deck_len=np.zeros(b, np.int16),
+        out=np.zeros((b, R), np.int8),
+        turn=np.zeros(b, np.int8),
+        actor=np.zeros(b, np.int8),
+        phase=np.zeros(b, np.int8),
+        direction=np.ones(b, np.int8),
+        target=np.full(b, -1, np.int8),
+        ask=np.full(b, -1, np.int8),
+        ask_left=np.zeros(b, np.int8),
+        finished=np.zeros((b, p), np.int8),
+        placing=np.full((b, p), -1, np.int8),
+        n_out=np.zeros(b, np.int8),
+        plies=np.zeros(b, np.int16),
+        rng=np.zeros(b, np.uint64),
+        rewards=np.zeros((b, p), np.float32),
+        terminated=np.zeros(b, np.bool_),
+        truncated=np.zeros(b, np.bool_),
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Random stream: splitmix64, one state per game.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def splitmix64_nb(x):
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def rand_below_nb(s, g, n):
+    """Uniform integer in [0, n) from game g's stream."""
+    s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    z = splitmix64_nb(s.rng[g])
+    return np.int64((z >> np.uint64(11)) % np.uint64(n))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Small queries.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def is_wild_nb(r, params):
+    """seed 003 "Play equal or higher": a wild card (2, 5, 10, Joker) goes on anything, when its power is on."""
+    if r == R2:
+        return params[P_RESET_2] != 0
+    if r == R5:
+        return params[P_MIRROR_5] != 0
+    if r == R10:
+        return params[P_BURN_10] != 0
+    return r == RJOKER
+
+
+@nb.njit(cache=True)
+def is_powered_nb(r, params):
+    """A rank whose power is on in the ruleset; the others are plain cards (RULINGS: who starts)."""
+    if r == R2:
+        return params[P_RESET_2] != 0
+    if r == R5:
+        return params[P_MIRROR_5] != 0
+    if r == R7:
+        return params[P_UNDER_7] != 0
+    if r == R8:
+        return params[P_SKIP_8] != 0
+    if r == R10:
+        return params[P_BURN_10] != 0
+    if r == RQ:
+        return params[P_REVERSE_Q] != 0
+    if r == RA:
+        return params[P_NOMINATE_A] != 0
+    return r == RJOKER
+
+
+@nb.njit(cache=True)
+def pile_state_nb(s, g, params):
+    """The pile's effective constraint: (rule, effective top rank or -1).
+
+    seed 003 "Mirror": a 5 copies the card beneath it, the under-7 curse included; a 5 on an empty pile lets the
+    next player play anything. seed 003 "Reset": after a 2 the next player can play any card.
+    """
+    i = np.int64(s.pile_len[g]) - 1
+    if params[P_MIRROR_5] != 0:
+        while i >= 0 and s.pile[g, i] == R5:
+            i -= 1
+    if i < 0:
+        return RULE_ANY, -1
+    top = np.int64(s.pile[g, i])
+    if top == R2 and params[P_RESET_2] != 0:
+        return RULE_ANY, top
+    if top == R7 and params[P_UNDER_7] != 0:
+        return RULE_LT7, top
+    return RULE_GE, top
+
+
+@nb.njit(cache=True)
+def run_len_nb(s, g):
+    """How many cards of the top card's actual rank lie on top of the pile (a 5 counts as 5)."""
+    n = np.int64(s.pile_len[g])
+    if n == 0:
+        return 0
+    top = s.pile[g, n - 1]
+    k = 0
+    while k < n and s.pile[g, n - 1 - k] == top:
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def can_beat_nb(r, rule, top, params):
+    """seed 003 "Play equal or higher", "Under": may rank r go on the pile?"""
+    if is_wild_nb(r, params):
+        return True
+    if rule == RULE_ANY:
+        return True
+    if rule == RULE_LT7:
+        return r < R7  # "An 8 is NOT an escape"
+    return r >= top
+
+
+@nb.njit(cache=True)
+def is_answer_rank_nb(r):
+    """RULINGS (nominate): the answer is a 2, 5, A or Joker, whatever the toggles say."""
+    return r == R2 or r == R5 or r == RA or r == RJOKER
+
+
+@nb.njit(cache=True)
+def hand_count_nb(s, g, p):
+    n = 0
+    for r in range(R):
+        n += s.hand[g, p, r]
+    return n
+
+
+@nb.njit(cache=True)
+def up_count_nb(s, g, p):
+    n = 0
+    for r in range(R):
+        n += s.face_up[g, p, r]
+    return n
+
+
+@nb.njit(cache=True)
+def down_count_nb(s, g, p):
+    n = 0
+    for i in range(3):
+        if s.face_down[g, p, i] >= 0:
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def zone_nb(s, g, p):
+    """RULINGS: hand first; face-up once hand and draw pile are empty; face-down once both are empty."""
+    if hand_count_nb(s, g, p) > 0:
+        return ZONE_HAND
+    if s.deck_len[g] > 0:
+        return ZONE_HAND  # transient only: a player with an empty hand draws before deciding
+    if up_count_nb(s, g, p) > 0:
+        return ZONE_UP
+    if down_count_nb(s, g, p) > 0:
+        return ZONE_DOWN
+    return ZONE_NONE
+
+
+@nb.njit(cache=True)
+def zone_count_nb(s, g, p, zone, r):
+    if zone == ZONE_HAND:
+        return np.int64(s.hand[g, p, r])
+    if zone == ZONE_UP:
+        return np.int64(s.face_up[g, p, r])
+    return 0
+
+
+@nb.njit(cache=True)
+def n_in_nb(s, g, params):
+    n = 0
+    for p in range(params[P_NPLAYERS]):
+        if s.finished[g, p] == 0:
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def advance_nb(s, g, seat, steps, params):
+    """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.
+
+    RULINGS: skips and "the next player" count only players still in and may come round to the player itself.
+    """
+    n = params[P_NPLAYERS]
+    d = np.int64(s.direction[g])
+    cur = np.int64(seat)
+    for _ in range(steps):
+        for _k in range(n):
+            cur = (cur + d) % n
+            if s.finished[g, cur] == 0:
+                break
+    return cur
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Dealing.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def clear_game_nb(s, g, params):
+    n = params[P_NPLAYERS]
+    for p in range(n):
+        for r in range(R):
+            s.hand[g, p, r] = 0
+            s.face_up[g, p, r] = 0
+            s.known[g, p, r] = 0
+        for i in range(3):
+            s.face_down[g, p, i] = -1
+        s.finished[g, p] = 0
+        s.placing[g, p] = -1
+        s.rewards[g, p] = 0.0
+    for r in range(R):
+        s.out[g, r] = 0
+    s.pile_len[g] = 0
+    s.deck_len[g] = 0
+    s.turn[g] = 0
+    s.actor[g] = 0
+    s.phase[g] = PH_SETUP
+    s.direction[g] = 1
+    s.target[g] = -1
+    s.ask[g] = -1
+    s.ask_left[g] = 0
+    s.n_out[g] = 0
+    s.plies[g] = 0
+    s.terminated[g] = False
+    s.truncated[g] = False
+
+
+@nb.njit(cache=True)
+def deal_nb(s, g, seed, params):
+    """seed 003 "Setup": shuffle, deal 3 mystery, 3 table-top, 3 hole cards each; the rest is the draw pile."""
+    clear_game_nb(s, g, params)
+    s.rng[g] = splitmix64_nb(np.uint64(seed))
+    n = params[P_NPLAYERS]
+    c = 0
+    for _d in range(params[P_NDECKS]):
+        for r in range(13):
+            for _k in range(4):
+                s.deck[g, c] = r
+                c += 1
+    for _j in range(params[P_NJOKERS]):
+        s.deck[g, c] = RJOKER
+        c += 1
+    for i in range(c - 1, 0, -1):  # Fisher-Yates
+        j = rand_below_nb(s, g, i + 1)
+        t = s.deck[g, i]
+        s.deck[g, i] = s.deck[g, j]
+        s.deck[g, j] = t
+    for i in range(3):
+        for p in range(n):
+            c -= 1
+            s.face_down[g, p, i] = s.deck[g, c]
+    for _i in range(3):
+        for p in range(n):
+            c -= 1
+            s.face_up[g, p, s.deck[g, c]] += 1
+    for _i in range(3):
+        for p in range(n):
+            c -= 1
+            s.hand[g, p, s.deck[g, c]] += 1
+    s.deck_len[g] = c
+    if params[P_SWAP_PHASE] != 0:
+        s.phase[g] = PH_SETUP
+        s.actor[g] = 0
+        s.turn[g] = 0
+    else:
+        start_play_nb(s, g, params)
+
+
+@nb.njit(cache=True)
+def start_play_nb(s, g, params):
+    """seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise."""
+    n = params[P_NPLAYERS]
+    starter = 0
+    found = False
+    for r in range(R):
+        if is_powered_nb(r, params):
+            continue
+        for p in range(n):
+            if s.finished[g, p] == 0 and s.hand[g, p, r] > 0:
+                starter = p
+                found = True
+                break
+        if found:
+            break
+    if not found:
+        starter = 0
+        while starter < n - 1 and s.finished[g, starter] != 0:
+            starter += 1
+    s.phase[g] = PH_PLAY
+    s.turn[g] = starter
+    s.actor[g] = starter
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Legal actions.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def can_counter_nb(s, g, p):
+    """RULINGS (Joker): a counter comes from the zone the player may play; face-down Jokers cannot counter."""
+    z = zone_nb(s, g, p)
+    return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, RJOKER) > 0
+
+
+@nb.njit(cache=True)
+def legal_mask_nb(s, g, params, mask):
+    """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS); returns how many are legal."""
+    for a in range(N_ACTIONS):
+        mask[a] = 0
+    ph = s.phase[g]
+    p = np.int64(s.actor[g])
+    nlegal = 0
+    if ph == PH_OVER:
+        return 0
+    if ph == PH_SETUP:
+        # seed 003 "Swap if you want": hole cards <-> table-top cards, then ready.
+        for h in range(R):
+            if s.hand[g, p, h] == 0:
+                continue
+            for u in range(R):
+                if u != h and s.face_up[g, p, u] > 0:
+                    mask[A_SWAP + h * R + u] = 1
+                    nlegal += 1
+        mask[A_READY] = 1
+        return nlegal + 1
+    if ph == PH_NOMINATE:
+        # seed 003 "Nominate": point at any other player still in the game.
+        for k in range(1, n_in_nb(s, g, params)):
+            mask[A_NOMINATE + k - 1] = 1
+            nlegal += 1
+        return nlegal
+    if ph == PH_EAT:
+        mask[A_PICKUP] = 1
+        return 1
+    if ph == PH_COUNTER:
+        mask[A_PLAY + RJOKER * MAXC] = 1
+        mask[A_PASS] = 1
+        return 2
+    # PH_PLAY or PH_ANSWER
+    z = zone_nb(s, g, p)
+    rule, top = pile_state_nb(s, g, params)
+    nplays = 0
+    if z == ZONE_DOWN:
+        mask[A_FLIP] = 1
+        nplays = 1
+    elif z == ZONE_HAND or z == ZONE_UP:
+        for r in range(R):
+            cnt = zone_count_nb(s, g, p, z, r)
+            if cnt == 0:
+                continue
+            if ph == PH_ANSWER:
+                ok = is_answer_rank_nb(r)
+            else:
+                ok = can_beat_nb(r, rule, top, params)
+            if not ok:
+                continue
+            if r == RJOKER:
+                cnt = 1  # seed 003 "Jokers go one at a time"
+            if cnt > MAXC:
+                cnt = MAXC
+            for c in range(cnt):
+                mask[A_PLAY + r * MAXC + c] = 1
+                nplays += 1
+    nlegal = nplays
+    if s.pile_len[g] > 0 and (params[P_VOLUNTARY_PICKUP] != 0 or nplays == 0):
+        mask[A_PICKUP] = 1
+        nlegal += 1
+    return nlegal
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Moving cards.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def draw_one_nb(s, g, p):
+    if s.deck_len[g] == 0:
+        return False
+    s.deck_len[g] -= 1
+    s.hand[g, p, s.deck[g, s.deck_len[g]]] += 1
+    return True
+
+
+@nb.njit(cache=True)
+def draw_to_three_nb(s, g, p):
+    """seed 003 "Draw to three": while the draw pile lasts, draw back up to 3 hole cards; never above."""
+    while hand_count_nb(s, g, p) < HAND_TARGET and draw_one_nb(s, g, p):
+        pass
+
+
+@nb.njit(cache=True)
+def pickup_nb(s, g, p):
+    """Take the whole pile into the hand; its cards become publicly known (RULINGS: public knowledge)."""
+    for i in range(s.pile_len[g]):
+        r = s.pile[g, i]
+        s.hand[g, p, r] += 1
+        s.known[g, p, r] += 1
+    s.pile_len[g] = 0
+
+
+@nb.njit(cache=True)
+def burn_nb(s, g):
+    """seed 003 "Burn": the pile leaves the game."""
+    for i in range(s.pile_len[g]):
+        s.out[g, s.pile[g, i]] += 1
+    s.pile_len[g] = 0
+
+
+@nb.njit(cache=True)
+def push_nb(s, g, r, k, p):
+    for _ in range(k):
+        s.pile[g, s.pile_len[g]] = r
+        s.pile_by[g, s.pile_len[g]] = p
+        s.pile_len[g] += 1
+
+
+@nb.njit(cache=True)
+def has_cards_nb(s, g, p):
+    return hand_count_nb(s, g, p) + up_count_nb(s, g, p) + down_count_nb(s, g, p) > 0
+
+
+@nb.njit(cache=True)
+def go_out_nb(s, g, p, params):
+    """seed 003 "Last one holding cards loses": a player with no cards is out; the last one left loses.
+
+    Reward (RULINGS, core family): each player out gets +1/(N-1) when going out; the Shithead gets -1.
+    Returns True when the game is over.
+    """
+    n = params[P_NPLAYERS]
+    s.finished[g, p] = 1
+    s.placing[g, s.n_out[g]] = p
+    s.n_out[g] += 1
+    s.rewards[g, p] += 1.0 / (n - 1)
+    if n_in_nb(s, g, params) <= 1:
+        for q in range(n):
+            if s.finished[g, q] == 0:
+                s.rewards[g, q] += -1.0
+        s.phase[g] = PH_OVER
+        s.actor[g] = -1
+        s.terminated[g] = True
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Windows: the Joker standoff.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def open_joker_window_nb(s, g, victim, params):
+    """seed 003 "Joker": the victim eats unless someone counters; ask the players in turn from the victim.
+
+    RULINGS: a counter is not offered when the player it would punish (the top Joker's player) has gone out.
+    """
+    s.target[g] = victim
+    s.ask[g] = victim
+    s.ask_left[g] = params[P_NPLAYERS]
+    continue_joker_window_nb(s, g, params)
+
+
+@nb.njit(cache=True)
+def continue_joker_window_nb(s, g, params):
+    n = params[P_NPLAYERS]
+    owner = np.int64(s.pile_by[g, s.pile_len[g] - 1])
+    owner_in = owner >= 0 and s.finished[g, owner] == 0
+    d = np.int64(s.direction[g])
+    while owner_in and s.ask_left[g] > 0:
+        q = np.int64(s.ask[g])
+        s.ask_left[g] -= 1
+        s.ask[g] = (q + d) % n
+        if q != owner and s.finished[g, q] == 0 and can_counter_nb(s, g, q):
+            s.phase[g] = PH_COUNTER
+            s.actor[g] = q
+            return
+    s.phase[g] = PH_EAT
+    s.actor[g] = s.target[g]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Applying a play.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def resolve_play_nb(s, g, p, r, k, params):
+    """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
+    the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker)."""
+    n = params[P_NPLAYERS]
+    # seed 003 "Burn" and "Four of a kind burns": the burn overrides the cards' own powers.
+    burned = False
+    if r == R10 and params[P_BURN_10] != 0:
+        burned = True
+    elif params[P_FOUR_BURN] != 0 and r != RJOKER and run_len_nb(s, g) >= params[P_SET_SIZE]:
+        burned = True
+    skips = 0
+    if burned:
+        burn_nb(s, g)
+        # house "Slap the pile": a uniformly random other player still in draws a penalty card.
+        if params[P_SLAP] != 0:
+            others = n_in_nb(s, g, params) - (1 if s.finished[g, p] == 0 else 0)
+            if others > 0:
+                pick = rand_below_nb(s, g, others)
+                for q in range(n):
+                    if q != p and s.finished[g, q] == 0:
+                        if pick == 0:
+                            draw_one_nb(s, g, q)
+                            break
+                        pick -= 1
+    else:
+        if r == RQ and params[P_REVERSE_Q] != 0:
+            # seed 003 "Reverse": each Queen flips the direction; two cancel out.
+            if k % 2 == 1:
+                s.direction[g] = -s.direction[g]
+        if k == 2 and params[P_REVERSE_ON_DOUBLES] != 0:
+            s.direction[g] = -s.direction[g]  # house "Reverse on doubles"
+        if r == R8 and params[P_SKIP_8] != 0:
+            skips = min(k, params[P_MAX_SKIP])  # seed 003 "Skip": play two, skip two; at most 3
+    draw_to_three_nb(s, g, p)
+    if not has_cards_nb(s, g, p):
+        if go_out_nb(s, g, p, params):
+            return
+    still_in = s.finished[g, p] == 0
+    s.target[g] = -1
+    if burned:
+        # "The burner goes again"; with no cards left the burner is out and the next player starts afresh.
+        nxt = p if still_in else advance_nb(s, g, p, 1, params)
+        s.phase[g] = PH_PLAY
+        s.turn[g] = nxt
+        s.actor[g] = nxt
+        return
+    if r == RJOKER:
+        s.turn[g] = p
+        open_joker_window_nb(s, g, advance_nb(s, g, p, 1, params), params)
+        return
+    if r == RA and params[P_NOMINATE_A] != 0 and still_in:
+        s.phase[g] = PH_NOMINATE
+        s.turn[g] = p
+        s.actor[g] = p
+        return
+    nxt = advance_nb(s, g, p, 1 + skips, params)
+    s.phase[g] = PH_PLAY
+    s.turn[g] = nxt
+    s.actor[g] = nxt
+
+
+@nb.njit(cache=True)
+def end_turn_after_pickup_nb(s, g, p, params):
+    nxt = advance_nb(s, g, p, 1, params)
+    s.phase[g] = PH_PLAY
+    s.turn[g] = nxt
+    s.actor[g] = nxt
+    s.target[g] = -1
+
+
+@nb.njit(cache=True)
+def remove_from_zone_nb(s, g, p, zone, r, k):
+    if zone == ZONE_HAND:
+        s.hand[g, p, r] -= k
+        kn = s.known[g, p, r] - k  # observers cannot tell which copy left: only what is surely still there
+        s.known[g, p, r] = kn if kn > 0 else 0
+    else:
+        s.face_up[g, p, r] -= k
+
+
+@nb.njit(cache=True)
+def flip_nb(s, g, p, params):
+    """seed 003 "Mystery cards are blind": if it beats the pile it plays; else pick up the pile with it."""
+    slot = 0
+    while s.face_down[g, p, slot] < 0:
+        slot += 1
+    r = np.int64(s.face_down[g, p, slot])
+    s.face_down[g, p, slot] = -1
+    if s.phase[g] == PH_ANSWER:
+        ok = is_answer_rank_nb(r)
+    else:
+        rule, top = pile_state_nb(s, g, params)
+        ok = can_beat_nb(r, rule, top, params)
+    push_nb(s, g, r, 1, p)
+    if ok:
+        resolve_play_nb(s, g, p, r, 1, params)
+    else:
+        pickup_nb(s, g, p)
+        end_turn_after_pickup_nb(s, g, p, params)
+
+
+@nb.njit(cache=True)
+def apply_nb(s, g, action, params):
+    """Apply one legal action of game g's actor and resolve everything automatic up to the next decision."""
+    ph = s.phase[g]
+    p = np.int64(s.actor[g])
+    n = params[P_NPLAYERS]
+    for q in range(n):
+        s.rewards[g, q] = 0.0
+    s.plies[g] += 1
+    if ph == PH_SETUP:
+        if action == A_READY:
+            if p + 1 < n:
+                s.actor[g] = p + 1
+                s.turn[g] = p + 1
+            else:
+                start_play_nb(s, g, params)
+        else:
+            h = (action - A_SWAP) // R
+            u = (action - A_SWAP) % R
+            s.hand[g, p, h] -= 1
+            s.face_up[g, p, h] += 1
+            s.face_up[g, p, u] -= 1
+            s.hand[g, p, u] += 1
+    elif ph == PH_NOMINATE:
+        k = action - A_NOMINATE + 1
+        t = advance_nb(s, g, p, k, params)
+        s.phase[g] = PH_ANSWER
+        s.target[g] = t
+        s.turn[g] = t
+        s.actor[g] = t
+    elif ph == PH_COUNTER:
+        if action == A_PASS:
+            continue_joker_window_nb(s, g, params)
+        else:
+            # A counter sends the punishment to the player of the Joker below it; the asking starts again.
+            below = np.int64(s.pile_by[g, s.pile_len[g] - 1])
+            z = zone_nb(s, g, p)
+            remove_from_zone_nb(s, g, p, z, RJOKER, 1)
+            push_nb(s, g, RJOKER, 1, p)
+            draw_to_three_nb(s, g, p)
+            if not has_cards_nb(s, g, p):
+                if go_out_nb(s, g, p, params):
+                    truncate_check_nb(s, g, params)
+                    return
+            open_joker_window_nb(s, g, below, params)
+    elif action == A_PICKUP:
+        pickup_nb(s, g, p)
+        end_turn_after_pickup_nb(s, g, p, params)
+    elif action == A_FLIP:
+        flip_nb(s, g, p, params)
+    else:
+        r = (action - A_PLAY) // MAXC
+        k = (action - A_PLAY) % MAXC + 1
+        z = zone_nb(s, g, p)
+        remove_from_zone_nb(s, g, p, z, r, k)
+        push_nb(s, g, r, k, p)
+        resolve_play_nb(s, g, p, r, k, params)
+    truncate_check_nb(s, g, params)
+
+
+@nb.njit(cache=True)
+def truncate_check_nb(s, g, params):
+    """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got."""
+    if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
+        s.phase[g] = PH_OVER
+        s.actor[g] = -1
+        s.truncated[g] = True
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Observation.
+# --------------------------------------------------------------------------------------------------------------
+def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
+    """(name, size, meaning) of each slice of the observation vector, in order. Seats are relative to the
+    observer: slot 0 is the observer, slot 1 the next seat clockwise, and so on."""
+    p = num_players
+    return [
+        ("kind", N_KINDS, "decision kind, one-hot: " + ", ".join(PHASE_NAMES) + ", waiting"),
+        ("hand", R, "own hand, count per rank (2 3 4 5 6 7 8 9 10 J Q K A JOKER)"),
+        ("zone", 3, "zone the observer plays from, one-hot: hand, face-up, face-down"),
+        ("face_up", p * R, "face-up counts per rank, per relative seat (others hidden during setup)"),
+        ("face_down", p, "face-down card count per relative seat"),
+        ("hand_size", p, "hand size per relative seat"),
+        ("known", p * R, "hand cards each relative seat is publicly known to hold (picked up, not yet played)"),
+        ("finished", p, "1 if the relative seat has gone out"),
+        ("top", R + 1, "effective top rank of the pile, one-hot; last slot: no rank (empty pile)"),
+        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7, (reserved)"),
+        ("run", 1, "how many cards of the top card's rank lie on top"),
+        ("pile", R, "pile contents, count per rank (public)"),
+        ("pile_size", 1, "cards in the pile"),
+        ("deck_size", 1, "cards in the draw pile"),
+        ("out", R, "out-of-play counts per rank"),
+        ("direction", 1, "1 clockwise, -1 counter-clockwise"),
+        ("turn", p, "relative seat whose turn it is, one-hot"),
+        ("target", p, "relative seat nominated or punished by a Joker, one-hot (zeros: none)"),
+        ("top_by", p, "relative seat that played the pile's top card, one-hot (zeros: empty pile)"),
+    ]
+
+
+def observation_size(num_players: int) -> int:
+    return sum(size for _, size, _ in observation_layout(num_players))
+
+
+@nb.njit(cache=True)
+def observe_nb(s, g, viewer, params, obs):
+    """Write what seat ``viewer`` may know of game g into ``obs`` (int8), following observation_layout."""
+    n = params[P_NPLAYERS]
+    obs[:] = 0
+    ph = s.phase[g]
+    o = 0
+    if ph == PH_OVER:
+        obs[o + PH_OVER] = 1
+    elif s.actor[g] == viewer:
+        obs[o + ph] = 1
+    else:
+        obs[o + KIND_WAITING] = 1
+    o += N_KINDS
+    for r in range(R):
+        obs[o + r] = s.hand[g, viewer, r]
+    o += R
+    z = zone_nb(s, g, viewer)
+    if z < 3:
+        obs[o + z] = 1
+    o += 3
+    setup = ph == PH_SETUP
+    for j in range(n):
+        q = (viewer + j) % n
+        if j == 0 or not setup:  # RULINGS: what a player does in setup is hidden until setup ends
+            for r in range(R):
+                obs[o + j * R + r] = s.face_up[g, q, r]
+    o += n * R
+    for j in range(n):
+        obs[o + j] = down_count_nb(s, g, (viewer + j) % n)
+    o += n
+    for j in range(n):
+        obs[o + j] = hand_count_nb(s, g, (viewer + j) % n)
+    o += n
+    for j in range(n):
+        q = (viewer + j) % n
+        for r in range(R):
+            obs[o + j * R + r] = s.known[g, q, r]
+    o += n * R
+    for j in range(n):
+        obs[o + j] = s.finished[g, (viewer + j) % n]
+    o += n
+    rule, top = pile_state_nb(s, g, params)
+    if top >= 0:
+        obs[o + top] = 1
+    else:
+        obs[o + R] = 1
+    o += R + 1
+    obs[o + rule] = 1
+    o += N_RULES
+    obs[o] = run_len_nb(s, g)
+    o += 1
+    for i in range(s.pile_len[g]):
+        obs[o + s.pile[g, i]] += 1
+    o += R
+    obs[o] = s.pile_len[g]
+    o += 1
+    obs[o] = s.deck_len[g]
+    o += 1
+    for r in range(R):
+        obs[o + r] = s.out[g, r]
+    o += R
+    obs[o] = s.direction[g]
+    o += 1
+    if ph != PH_OVER and ph != PH_SETUP:
+        obs[o + (s.turn[g] - viewer) % n] = 1
+    o += n
+    if s.target[g] >= 0:
+        obs[o + (s.target[g] - viewer) % n] = 1
+    o += n
+    if s.pile_len[g] > 0 and s.pile_by[g, s.pile_len[g] - 1] >= 0:
+        obs[o + (s.pile_by[g, s.pile_len[g] - 1] - viewer) % n] = 1
+    o += n
+    return o
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Batch-of-one entry points (the AEC env) and batched entry points.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def reset_one_nb(s, seed, params, mask):
+    deal_nb(s, 0, seed, params)
+    return legal_mask_nb(s, 0, params, mask)
+
+
+@nb.njit(cache=True)
+def step_one_nb(s, action, params, mask):
+    """Check against ``mask`` (game 0's current mask), apply and re-mask. Returns -1, and changes nothing, when
+    ``action`` is not legal."""
+    if action < 0 or action >= N_ACTIONS or mask[action] == 0:
+        return -1
+    apply_nb(s, 0, action, params)
+    return legal_mask_nb(s, 0, params, mask)
+
+
+@nb.njit(cache=True)
+def sample_legal_nb(s, g, mask):
+    """A uniformly random legal action of game g from its own stream (mask already written)."""
+    n = 0
+    for a in range(N_ACTIONS):
+        n += mask[a]
+    if n == 0:
+        return -1
+    k = rand_below_nb(s, g, n)
+    for a in range(N_ACTIONS):
+        if mask[a] != 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
+def losers_tax_nb(s, g, loser, winner, params):
+    """house "Loser's tax": the last loser's best hand card is swapped with the last winner's worst hand card.
+
+    RULINGS: best is 10, 2, 5, Joker (the wilds of the active ruleset), then A down to 3.
+    """
+    best = -1
+    for r in (R10, R2, R5, RJOKER):
+        if is_wild_nb(r, params) and s.hand[g, loser, r] > 0:
+            best = r
+            break
+    if best < 0:
+        for r in range(RA, -1, -1):
+            if s.hand[g, loser, r] > 0 and not is_wild_nb(r, params):
+                best = r
+                break
+    worst = -1
+    for r in range(R):
+        if s.hand[g, winner, r] > 0 and not is_wild_nb(r, params):
+            worst = r
+            break
+    if worst < 0:
+        for r in (RJOKER, R5, R2, R10):
+            if is_wild_nb(r, params) and s.hand[g, winner, r] > 0:
+                worst = r
+                break
+    if best < 0 or worst < 0:
+        return
+    s.hand[g, loser, best] -= 1
+    s.hand[g, winner, best] += 1
+    s.hand[g, winner, worst] -= 1
+    s.hand[g, loser, worst] += 1

@@ -1,0 +1,237 @@
+"""The PettingZoo AEC environment for the palace family: a batch of one over the numba kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from shedders import palace_state
+from shedders.engine import palace as K
+from shedders.rules import PalaceRules, make_rules
+
+
+def action_names() -> tuple[str, ...]:
+    """Every palace action's name, by id (CONTRACT.md's action names)."""
+    names = [""] * K.N_ACTIONS
+    for r in range(K.R):
+        for c in range(1, K.MAXC + 1):
+            names[K.A_PLAY + r * K.MAXC + c - 1] = f"play {c}x{K.RANK_NAMES[r]}"
+    names[K.A_PICKUP] = "pickup"
+    names[K.A_FLIP] = "flip"
+    for h in range(K.R):
+        for u in range(K.R):
+            names[K.A_SWAP + h * K.R + u] = f"swap {K.RANK_NAMES[h]} for {K.RANK_NAMES[u]}"
+    names[K.A_READY] = "ready"
+    names[K.A_PASS] = "pass"
+    for k in range(1, K.MAXP):
+        names[K.A_NOMINATE + k - 1] = f"nominate +{k}"
+    return tuple(names)
+
+
+ACTION_NAMES = action_names()
+ACTION_IDS = {name: i for i, name in enumerate(ACTION_NAMES)}
+
+
+def observation_table(num_players: int) -> str:
+    """The observation layout as a Markdown table (generated, for the docs)."""
+    rows = ["| index | name | size | meaning |", "|---|---|---|---|"]
+    o = 0
+    for name, size, meaning in K.observation_layout(num_players):
+        span = f"{o}" if size == 1 else f"{o}-{o + size - 1}"
+        rows.append(f"| {span} | `{name}` | {size} | {meaning} |")
+        o += size
+    return "\n".join(rows)
+
+
+def observation_slices(num_players: int) -> dict[str, slice]:
+    """Name -> slice of the observation vector."""
+    out, o = {}, 0
+    for name, size, _ in K.observation_layout(num_players):
+        out[name] = slice(o, o + size)
+        o += size
+    return out
+
+
+class PalaceEnv(AECEnv):
+    """Shithead / Palace as a PettingZoo AEC environment (see the ruleset modules for the docs)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0", "is_parallelizable": False}
+
+    def __init__(self, rules: PalaceRules, render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human, None")
+        self.rules = rules
+        self.render_mode = render_mode
+        self.metadata = dict(self.metadata, name=f"shedders_{rules.name}_v0")
+        n = rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._params = rules.to_params()
+        self._state = K.alloc_state(1, n, rules.num_cards)
+        self._mask = np.zeros(K.N_ACTIONS, np.int8)
+        self._zero_mask = np.zeros(K.N_ACTIONS, np.int8)
+        self._obs_size = K.observation_size(n)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=-1, high=127, shape=(self._obs_size,), dtype=np.int8),
+                "action_mask": spaces.Box(low=0, high=1, shape=(K.N_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(K.N_ACTIONS) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng()
+        self.last_loser: int | None = None  # for Shithead shaming across games of a Match
+        self.agents = []
+
+    # ----------------------------------------------------------------------------------------------------------
+    # PettingZoo API
+    # ----------------------------------------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return ACTION_NAMES
+
+    def action_id(self, name: str) -> int:
+        try:
+            return ACTION_IDS[name]
+        except KeyError:
+            raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = int(self._seed_rng.integers(0, 2**63 - 1))
+        scenario = (options or {}).get("scenario")
+        s = self._state
+        if scenario is None:
+            K.reset_one_nb(s, game_seed, self._params, self._mask)
+        else:
+            palace_state.from_dict(s, 0, self.rules, scenario)
+            s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))
+            K.legal_mask_nb(s, 0, self._params, self._mask)
+        self.agents = [a for i, a in enumerate(self.possible_agents) if not s.finished[0, i]]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[s.actor[0]]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        obs = np.empty(self._obs_size, np.int8)
+        seat = self._seat[agent]
+        K.observe_nb(self._state, 0, seat, self._params, obs)
+        is_actor = self._state.phase[0] != K.PH_OVER and self._state.actor[0] == seat
+        mask = self._mask.copy() if is_actor else self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self._state
+        a = _as_int(action)
+        if K.step_one_nb(s, a, self._params, self._mask) < 0:
+            raise ValueError(self._illegal_message(action))
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = float(s.rewards[0, self._seat[a]])
+        if s.terminated[0]:
+            for a in self.agents:
+                self.terminations[a] = True
+            self.infos = {a: {"placing": self.placing()} for a in self.agents}
+            self.last_loser = self._loser()
+        elif s.truncated[0]:
+            for a in self.agents:
+                self.truncations[a] = True
+        else:
+            for a in self.agents:
+                if s.finished[0, self._seat[a]]:
+                    self.terminations[a] = True
+        self._accumulate_rewards()
+        if s.phase[0] != K.PH_OVER:
+            self.agent_selection = self.possible_agents[s.actor[0]]
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # ----------------------------------------------------------------------------------------------------------
+    # shedders extras
+    # ----------------------------------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """The whole state as a scenario dict (CONTRACT.md); reset(options={"scenario": it}) continues the game."""
+        return palace_state.to_dict(self._state, 0, self.rules)
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self._mask)] if self._state.phase[0] != K.PH_OVER else []
+
+    def legal_action_names(self) -> list[str]:
+        return [ACTION_NAMES[a] for a in self.legal_actions()]
+
+    def placing(self) -> list[int]:
+        s = self._state
+        return [int(p) for p in s.placing[0, : s.n_out[0]]]
+
+    def _loser(self) -> int | None:
+        s = self._state
+        left = [i for i in range(self.rules.num_players) if not s.finished[0, i]]
+        return left[0] if len(left) == 1 else None
+
+    def _illegal_message(self, action) -> str:
+        try:
+            name = ACTION_NAMES[int(action)]
+        except (TypeError, ValueError, IndexError, OverflowError):
+            name = "not an action id"
+        return (
+            f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
+            f"legal: {', '.join(self.legal_action_names())}"
+        )
+
+    def render_text(self, seat: int | None = None) -> str:
+        """The table as seat ``seat`` (default: the player deciding now) sees it."""
+        from shedders.render import render_palace
+
+        return render_palace(self, seat)
+
+
+def _as_int(action) -> int:
+    """An integer action id, or -1 for anything that is not one (None, a float, a string)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return -1
+
+
+def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs) -> PalaceEnv:
+    return PalaceEnv(make_rules(ruleset, num_players, **kwargs), render_mode=render_mode)
+
+
+def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """The raw env behind PettingZoo's OrderEnforcingWrapper only: TerminateIllegalWrapper would end the game on a
+    masked action (shedders raises ValueError instead), and the other wrappers cost more than the step."""
+    return wrappers.OrderEnforcingWrapper(raw_env(ruleset, num_players, render_mode, **kwargs))

@@ -1,0 +1,232 @@
+"""Scenarios: a palace-family game state as a readable dict, and back (CONTRACT.md, "Scenarios").
+
+Keys beyond the contract's (all optional when loading, always written by :func:`to_dict`):
+
+- ``turn``: the seat whose turn it is (differs from ``current_player`` while a nomination is answered or a
+  Joker window asks for counters); defaults to ``current_player``.
+- ``target``: the nominated player (phase ``"answer"``) or the player a Joker punishes (``"counter"``, ``"eat"``).
+- ``ask``, ``ask_left``: in a Joker window, the seat asked next and how many seats are still to be asked.
+  When left out they are derived: the asking goes once round the table from ``target``.
+- ``pile_by``: the seat that played each pile card, bottom to top (-1: unknown). A Joker's player decides who a
+  counter punishes; a Joker of unknown player cannot be countered.
+- ``plies``: decisions made so far (the ply cap counts them).
+- ``players[i]["known"]``: hand cards everyone knows the player holds (picked up, not yet played).
+
+Phases: ``"setup"`` (swapping; seats before ``current_player`` are done), ``"play"`` (a turn), ``"nominate"``
+(the ace player names a victim), ``"answer"`` (the nominee answers or eats), ``"counter"`` (a player may counter
+a Joker or pass), ``"eat"`` (the Joker's victim must pick up), ``"over"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shedders.engine import palace as K
+from shedders.rules import PalaceRules
+
+RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
+PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}
+
+
+def _rank(card: Any, where: str) -> int:
+    if not isinstance(card, str) or card not in RANK_INDEX:
+        raise ValueError(f"unknown card {card!r} in {where}; cards are {' '.join(K.RANK_NAMES)}")
+    return RANK_INDEX[card]
+
+
+def _counts(cards, where: str) -> np.ndarray:
+    if not isinstance(cards, (list, tuple)):
+        raise ValueError(f"{where} must be a list of cards, got {cards!r}")
+    c = np.zeros(K.R, np.int64)
+    for card in cards:
+        c[_rank(card, where)] += 1
+    return c
+
+
+def _names(counts) -> list[str]:
+    return [K.RANK_NAMES[r] for r in range(K.R) for _ in range(int(counts[r]))]
+
+
+def _seat(value, n: int, what: str, allow_none: bool = False) -> int:
+    if value is None and allow_none:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+        raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {value!r}")
+    return int(value)
+
+
+def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
+    """Load scenario ``sc`` into row ``g`` of ``s``; raises ValueError for a malformed or impossible one."""
+    if not isinstance(sc, dict):
+        raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
+    n = rules.num_players
+    name = sc.get("ruleset", rules.name)
+    if name != rules.name:
+        raise ValueError(f"scenario is for ruleset {name!r}, but this env plays {rules.name!r}")
+    players = sc.get("players")
+    if not isinstance(players, (list, tuple)) or len(players) != n:
+        raise ValueError(f"scenario needs 'players', a list of {n} seats")
+    phase_name = sc.get("phase", "play")
+    if phase_name not in PHASE_INDEX or phase_name == "over":
+        allowed = [p for p in K.PHASE_NAMES if p != "over"]
+        raise ValueError(f"unknown phase {phase_name!r}; allowed: {', '.join(allowed)}")
+    phase = PHASE_INDEX[phase_name]
+    total = np.zeros(K.R, np.int64)
+    hands, ups, downs, knowns, finished = [], [], [], [], []
+    for i, pl in enumerate(players):
+        if not isinstance(pl, dict):
+            raise ValueError(f"players[{i}] must be a dict")
+        unknown = set(pl) - {"hand", "face_up", "face_down", "finished", "known"}
+        if unknown:
+            raise ValueError(f"players[{i}] has unknown keys {sorted(unknown)}")
+        h = _counts(pl.get("hand", []), f"players[{i}].hand")
+        u = _counts(pl.get("face_up", []), f"players[{i}].face_up")
+        d = [_rank(c, f"players[{i}].face_down") for c in pl.get("face_down", [])]
+        kn = _counts(pl.get("known", []), f"players[{i}].known")
+        if len(d) > 3:
+            raise ValueError(f"players[{i}].face_down holds at most 3 cards, got {len(d)}")
+        if np.any(kn > h):
+            raise ValueError(f"players[{i}].known must be cards of the hand")
+        if h.sum() > 127 or u.sum() > 127:
+            raise ValueError(f"players[{i}] holds too many cards")
+        fin = bool(pl.get("finished", False))
+        if fin and (h.sum() or u.sum() or d):
+            raise ValueError(f"players[{i}] is finished but still holds cards")
+        total += h + u
+        for r in d:
+            total[r] += 1
+        hands.append(h), ups.append(u), downs.append(d), knowns.append(kn), finished.append(fin)
+    pile_cards = sc.get("pile", [])
+    if not isinstance(pile_cards, (list, tuple)):
+        raise ValueError("pile must be a list of cards")
+    pile = [_rank(c, "pile") for c in pile_cards]
+    deck = [_rank(c, "deck") for c in sc.get("deck", [])]
+    out = _counts(sc.get("out_of_play", []), "out_of_play")
+    for r in pile + deck:
+        total[r] += 1
+    total += out
+    limit = rules.deck_counts()
+    if np.any(total > limit):
+        bad = [K.RANK_NAMES[r] for r in range(K.R) if total[r] > limit[r]]
+        raise ValueError(
+            f"scenario holds more cards of rank {', '.join(bad)} than the {rules.name} deck "
+            f"({', '.join(f'{K.RANK_NAMES[r]}: {limit[r]}' for r in range(K.R) if total[r] > limit[r])})"
+        )
+    pile_by = list(sc.get("pile_by", [-1] * len(pile)))
+    if len(pile_by) != len(pile) or not all(isinstance(b, (int, np.integer)) and -1 <= b < n for b in pile_by):
+        raise ValueError(f"pile_by must list a seat (or -1) for each of the {len(pile)} pile cards")
+    if sum(not f for f in finished) < 2:
+        raise ValueError("a scenario needs at least two players still in the game")
+    direction = sc.get("direction", 1)
+    if direction not in (1, -1):
+        raise ValueError(f"direction must be 1 or -1, got {direction!r}")
+    cur = _seat(sc.get("current_player", 0), n, "current_player")
+    if finished[cur]:
+        raise ValueError(f"current_player {cur} has already gone out")
+    turn = _seat(sc.get("turn", cur), n, "turn")
+    target = _seat(sc.get("target"), n, "target", allow_none=True)
+    placing = sc.get("placing")
+    if placing is None:
+        placing = [i for i in range(n) if finished[i]]
+    if sorted(placing) != [i for i in range(n) if finished[i]]:
+        raise ValueError("placing must list exactly the finished seats")
+    plies = sc.get("plies", 0)
+    if not isinstance(plies, (int, np.integer)) or not 0 <= plies < rules.ply_cap:
+        raise ValueError(f"plies must be in 0..{rules.ply_cap - 1}, got {plies!r}")
+
+    # Phase-specific checks: an impossible phase is refused.
+    top_joker = bool(pile) and pile[-1] == K.RJOKER
+    if phase == K.PH_SETUP and not rules.swap_phase:
+        raise ValueError("phase 'setup' needs the swap phase (rule swap_phase)")
+    if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not rules.nominate_a:
+        raise ValueError(f"phase {phase_name!r} needs the nominate_a rule")
+    if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not (pile and pile[-1] == K.RA):
+        raise ValueError(f"phase {phase_name!r} needs an ace on top of the pile")
+    if phase in (K.PH_COUNTER, K.PH_EAT) and not top_joker:
+        raise ValueError(f"phase {phase_name!r} needs a Joker on top of the pile")
+    if phase == K.PH_PLAY and top_joker:
+        raise ValueError("a Joker on top of the pile opens a window: use phase 'counter' or 'eat'")
+    if phase in (K.PH_ANSWER, K.PH_EAT):
+        if target < 0:
+            target = cur
+        if target != cur:
+            raise ValueError(f"in phase {phase_name!r} current_player must be the target")
+    if phase == K.PH_COUNTER:
+        if target < 0 or finished[target]:
+            raise ValueError("phase 'counter' needs 'target', the seat the Joker punishes, still in the game")
+
+    K.clear_game_nb(s, g, rules.to_params())
+    for i in range(n):
+        s.hand[g, i] = hands[i]
+        s.face_up[g, i] = ups[i]
+        s.known[g, i] = knowns[i]
+        for j, r in enumerate(downs[i]):
+            s.face_down[g, i, j] = r
+        s.finished[g, i] = finished[i]
+    for j, seat in enumerate(placing):
+        s.placing[g, j] = seat
+    s.n_out[g] = len(placing)
+    s.pile[g, : len(pile)] = pile
+    s.pile_by[g, : len(pile)] = pile_by
+    s.pile_len[g] = len(pile)
+    s.deck[g, : len(deck)] = deck[::-1]  # the next card is drawn from the end
+    s.deck_len[g] = len(deck)
+    s.out[g] = out
+    s.phase[g] = phase
+    s.actor[g] = cur
+    s.turn[g] = turn
+    s.direction[g] = direction
+    s.target[g] = target
+    s.plies[g] = plies
+    if phase == K.PH_COUNTER:
+        if "ask" in sc or "ask_left" in sc:
+            s.ask[g] = _seat(sc.get("ask"), n, "ask")
+            s.ask_left[g] = int(sc.get("ask_left", 0))
+        else:  # the asking goes once round the table from the target; cur was asked just now
+            j = ((cur - target) * direction) % n
+            s.ask[g] = (cur + direction) % n
+            s.ask_left[g] = n - j - 1
+    mask = np.zeros(K.N_ACTIONS, np.int8)
+    if K.legal_mask_nb(s, g, rules.to_params(), mask) == 0:
+        raise ValueError(f"scenario leaves current_player {cur} with no legal action in phase {phase_name!r}")
+    if phase == K.PH_COUNTER and not K.can_counter_nb(s, g, cur):
+        raise ValueError(f"phase 'counter': player {cur} holds no Joker to counter with")
+
+
+def to_dict(s: K.PalaceState, g: int, rules: PalaceRules) -> dict:
+    """Row ``g`` of ``s`` as a scenario dict; ``from_dict`` of it continues the game exactly."""
+    n = rules.num_players
+    phase = K.PHASE_NAMES[s.phase[g]]
+    players = []
+    for i in range(n):
+        players.append(
+            {
+                "hand": _names(s.hand[g, i]),
+                "face_up": _names(s.face_up[g, i]),
+                "face_down": [K.RANK_NAMES[r] for r in s.face_down[g, i] if r >= 0],
+                "finished": bool(s.finished[g, i]),
+                "known": _names(s.known[g, i]),
+            }
+        )
+    over = phase == "over"
+    d = {
+        "ruleset": rules.name,
+        "current_player": None if over else int(s.actor[g]),
+        "turn": None if over else int(s.turn[g]),
+        "direction": int(s.direction[g]),
+        "phase": phase,
+        "players": players,
+        "pile": [K.RANK_NAMES[r] for r in s.pile[g, : s.pile_len[g]]],
+        "pile_by": [int(b) for b in s.pile_by[g, : s.pile_len[g]]],
+        "deck": [K.RANK_NAMES[r] for r in s.deck[g, : s.deck_len[g]][::-1]],
+        "out_of_play": _names(s.out[g]),
+        "placing": [int(p) for p in s.placing[g, : s.n_out[g]]],
+        "target": None if s.target[g] < 0 else int(s.target[g]),
+        "plies": int(s.plies[g]),
+    }
+    if phase == "counter":
+        d["ask"] = int(s.ask[g])
+        d["ask_left"] = int(s.ask_left[g])
+    return d

@@ -1,0 +1,77 @@
+"""Text rendering: the table as one player sees it (never a hidden card)."""
+
+from __future__ import annotations
+
+from shedders.engine import palace as K
+
+
+def _cards(counts) -> str:
+    cards = [K.RANK_NAMES[r] for r in range(K.R) for _ in range(int(counts[r]))]
+    return " ".join(cards) if cards else "-"
+
+
+def render_palace(env, seat: int | None = None) -> str:
+    """Render ``env`` (a PalaceEnv) from ``seat``'s point of view; default: the player deciding now.
+
+    Shows the viewer's hand, every face-up card, face-down counts, hand sizes and the cards each opponent is
+    publicly known to hold, the pile with its effective top and constraint, the draw pile size and what left play.
+    The last game's loser is named "Shithead" (seed 003, "Shithead shaming").
+    """
+    s, g, rules = env._state, 0, env.rules
+    n = rules.num_players
+    over = s.phase[g] == K.PH_OVER
+    if seat is None:
+        seat = 0 if over else int(s.actor[g])
+    shithead = env.last_loser
+    params = env._params
+    rule, top = K.pile_state_nb(s, g, params)
+    lines = []
+    phase = K.PHASE_NAMES[s.phase[g]]
+    arrow = "clockwise" if s.direction[g] == 1 else "counter-clockwise"
+    lines.append(f"== shedders {rules.name}: {phase}, ply {s.plies[g]}, {arrow} ==")
+    pile = [K.RANK_NAMES[r] for r in s.pile[g, : s.pile_len[g]]]
+    if rule == K.RULE_ANY:
+        constraint = "anything goes"
+    elif rule == K.RULE_LT7:
+        constraint = "play under 7 (or a wild)"
+    else:
+        constraint = f"play {K.RANK_NAMES[top]} or higher (or a wild)"
+    shown = " ".join(pile[-8:]) if pile else "empty"
+    if len(pile) > 8:
+        shown = "... " + shown
+    lines.append(f"pile ({len(pile)}): {shown}  -> {constraint}")
+    lines.append(f"draw pile: {s.deck_len[g]}   out of play: {int(s.out[g].sum())}")
+    setup = s.phase[g] == K.PH_SETUP
+    for q in range(n):
+        name = f"player_{q}"
+        if shithead == q:
+            name += ' "Shithead"'
+        tags = []
+        if q == seat:
+            tags.append("you")
+        if not over and s.actor[g] == q:
+            tags.append("to act")
+        if s.finished[g, q]:
+            place = list(s.placing[g, : s.n_out[g]]).index(q) + 1
+            tags.append(f"out #{place}")
+        tag = f" ({', '.join(tags)})" if tags else ""
+        if q == seat:
+            hand = _cards(s.hand[g, q])
+        else:
+            known = _cards(s.known[g, q]) if s.known[g, q].sum() else "nothing"
+            hand = f"{int(s.hand[g, q].sum())} cards, known: {known}"
+        up = _cards(s.face_up[g, q]) if (q == seat or not setup) else "(hidden during setup)"
+        down = K.down_count_nb(s, g, q)
+        lines.append(f"  {name}{tag}: hand [{hand}]  face-up [{up}]  face-down {down}")
+    if s.target[g] >= 0 and not over:
+        what = "nominated" if s.phase[g] == K.PH_ANSWER else "punished by the Joker"
+        lines.append(f"player_{s.target[g]} is {what}")
+    if over:
+        placing = [int(p) for p in s.placing[g, : s.n_out[g]]]
+        if s.truncated[g]:
+            lines.append(f"truncated at the ply cap; out so far: {placing}")
+        else:
+            lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
+    elif s.actor[g] == seat:
+        lines.append("legal: " + ", ".join(env.legal_action_names()))
+    return "\n".join(lines)

@@ -157,9 +157,13 @@ def make_rules(
         raise ValueError(f"num_players must be an integer in {lo}..{hi} for {ruleset!r}, got {num_players!r}")
     if not lo <= num_players <= hi:
         raise ValueError(f"bad num_players {num_players} for {ruleset!r}; allowed: {lo}..{hi}")
-    return PalaceRules(
-        name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base, **fields
-    )
+    rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base, **fields)
+    if rules.num_cards < 9 * rules.num_players:
+        raise ValueError(
+            f"bad num_players {num_players} for this deck: {num_players} players are dealt "
+            f"{9 * num_players} cards but the deck holds {rules.num_cards}; allowed: {lo}..{rules.num_cards // 9}"
+        )
+    return rules
 
 
 def replace(rules: PalaceRules, **changes) -> PalaceRules:

@@ -1,0 +1,80 @@
+"""Single AEC env throughput with random legal actions, and import + compile times (cold and warm).
+
+    python -m benchmarks.aec_env                 # steps/s per ruleset, median of 5 runs
+    python -m benchmarks.aec_env --startup       # also cold (no numba cache) and warm import+compile time
+
+Random legal actions are drawn from the mask with a seeded numpy generator, as a user's loop would; every
+step goes through the PettingZoo wrapper (`shedders.env`), observe() and last() included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+STARTUP = (
+    "import time; t=time.perf_counter(); import shedders; e=shedders.env('south_african', 4); e.reset(seed=0); "
+    "e.last(); e.step(e.unwrapped.legal_actions()[0]); print(time.perf_counter()-t)"
+)
+
+
+def steps_per_second(ruleset: str, num_players: int, steps: int, seed: int) -> float:
+    import shedders
+
+    env = shedders.env(ruleset, num_players)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    done = 0
+    t = time.perf_counter()
+    while done < steps:
+        if not env.agents:
+            env.reset()
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+        done += 1
+    return done / (time.perf_counter() - t)
+
+
+def startup_seconds(clear_cache: bool) -> float:
+    root = Path(__file__).resolve().parents[1] / "shedders"
+    if clear_cache:
+        for d in root.rglob("__pycache__"):
+            for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+                f.unlink()
+    out = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=50_000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--startup", action="store_true")
+    args = ap.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    if args.startup:
+        cold = startup_seconds(clear_cache=True)
+        warm = [startup_seconds(clear_cache=False) for _ in range(3)]
+        print(f"import + compile + first step: cold {cold:.1f} s, warm median {statistics.median(warm):.2f} s")
+    steps_per_second("core", args.players, 1000, 0)  # warm-up
+    for ruleset in ("core", "south_african", "house"):
+        runs = [steps_per_second(ruleset, args.players, args.steps, s) for s in range(args.repeats)]
+        print(f"{ruleset:14s} {args.players}p  AEC env steps/s: median {statistics.median(runs):,.0f} "
+              f"(min {min(runs):,.0f}, max {max(runs):,.0f}, {args.repeats} runs of {args.steps:,})")
+
+
+if __name__ == "__main__":
+    main()

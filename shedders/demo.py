@@ -1,0 +1,94 @@
+"""A demo game: simple built-in players play one seeded game; the table and the result are printed.
+
+    python -m shedders.demo --ruleset south_african --players 4 --seed 7
+
+The built-in players are deliberately simple (the agents package brings better ones): ``lowest`` readies at
+once, plays its lowest legal rank with every copy it holds, keeps wilds for when nothing else goes, counters every
+Joker, and picks up only when it must; ``random`` picks uniformly among legal actions.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import shedders
+from shedders.engine import palace as K
+
+
+def lowest_player(env, rng) -> int:
+    """Lowest plain legal rank, all copies; wilds only when nothing else goes; pickup last."""
+    legal = env.legal_actions()
+    if K.A_READY in legal:
+        return K.A_READY
+    plays = [a for a in legal if a < K.A_PICKUP]
+    if plays:
+        wild = env._params
+        ranks = sorted({a // K.MAXC for a in plays}, key=lambda r: (K.is_wild_nb(r, wild), r))
+        best = ranks[0]
+        return max(a for a in plays if a // K.MAXC == best)  # the most copies of that rank
+    for a in legal:
+        if a != K.A_PICKUP:
+            return a  # flip, nominate, pass
+    return legal[0]
+
+
+def random_player(env, rng) -> int:
+    return int(rng.choice(env.legal_actions()))
+
+
+PLAYERS = {"lowest": lowest_player, "random": random_player}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ruleset", default="south_african", choices=["core", "south_african", "house"])
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--seats", default="lowest,random", help="players by seat, cycled (built-in: lowest, random)"
+    )
+    ap.add_argument("--show", type=int, default=3, help="print the full table for the first SHOW plays")
+    ap.add_argument("--quiet", action="store_true", help="print only the result")
+    args = ap.parse_args(argv)
+    kinds = args.seats.split(",")
+    for k in kinds:
+        if k not in PLAYERS:
+            ap.error(f"unknown player {k!r}; built-in: {', '.join(PLAYERS)}")
+    env = shedders.raw_env(args.ruleset, args.players)
+    env.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    seat_kind = {a: kinds[i % len(kinds)] for i, a in enumerate(env.possible_agents)}
+    say = (lambda *a: None) if args.quiet else print
+    say(f"shedders demo: {args.ruleset}, {args.players} players, seed {args.seed}")
+    say("seats: " + ", ".join(f"{a}={k}" for a, k in seat_kind.items()) + "\n")
+    shown = 0
+    moves = 0
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if env._state.phase[0] == K.PH_PLAY and shown < args.show:
+            say(env.render_text() + "\n")
+            shown += 1
+        action = PLAYERS[seat_kind[agent]](env, rng)
+        if env._state.phase[0] != K.PH_SETUP:
+            say(f"  {agent}: {env.action_names[action]}")
+        env.step(action)
+        moves += 1
+    say("\n" + env.render_text(seat=0))
+    st = env.state_dict()
+    result = {"placing": st["placing"], "plies": moves, "truncated": bool(env._state.truncated[0])}
+    loser = env.last_loser
+    print(
+        f"\nresult: out in order {['player_%d' % p for p in st['placing']]}, "
+        + (f"Shithead: player_{loser} ({seat_kind[f'player_{loser}']})" if loser is not None else "truncated")
+        + f", {moves} decisions"
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()

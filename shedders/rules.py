@@ -83,7 +83,7 @@ class PalaceRules:
         return {t: getattr(self, t) for t in HOUSE_TOGGLES}
 
     def to_params(self) -> np.ndarray:
-        p = np.zeros(K.N_PARAMS, np.int32)
+        p = np.zeros(K.N_PARAMS, np.int64)
         p[K.P_NPLAYERS] = self.num_players
         p[K.P_RESET_2] = self.reset_2
         p[K.P_MIRROR_5] = self.mirror_5

@@ -2,7 +2,7 @@
 
 Everything here works on a :class:`PalaceState`: a namedtuple of integer numpy arrays with the batch of games
 first (struct of arrays). Single-game kernels take ``(s, g, params)`` where ``g`` is the game's row and ``params``
-is the small int32 array built by :meth:`shedders.rules.PalaceRules.to_params`. Kernels never see strings,
+is the small int64 array built by :meth:`shedders.rules.PalaceRules.to_params`. Kernels never see strings,
 dataclasses or RNG objects; every random draw comes from the game's own ``rng`` stream, so results do not depend
 on the batch size or the thread count.
 
@@ -27,6 +27,9 @@ R2, R3, R4, R5, R6, R7, R8, R9, R10, RJ, RQ, RK, RA, RJOKER = range(R)
 MAXC = 8  # most cards of one rank in one play (two decks hold 8 of a rank)
 MAXP = 8  # most seats any palace ruleset seats
 HAND_TARGET = 3  # draw back to three
+# ``ONE`` (an int64, not a literal) keeps calls like f(s, g, ONE) on the one int64 specialization of f: numba
+# compiles another version of a helper for each literal argument, which doubled the cold compile.
+ONE = np.int64(1)
 
 # --------------------------------------------------------------------------------------------------------------
 # Phases: the kind of decision pending. ``actor`` decides; ``turn`` is whose turn it is (they differ in windows).
@@ -432,7 +435,7 @@ def start_play_nb(s, g, params):
 def can_counter_nb(s, g, p):
     """RULINGS (Joker): a counter comes from the zone the player may play; face-down Jokers cannot counter."""
     z = zone_nb(s, g, p)
-    return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, RJOKER) > 0
+    return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, ONE * RJOKER) > 0
 
 
 @nb.njit(cache=True)
@@ -652,14 +655,14 @@ def resolve_play_nb(s, g, p, r, k, params):
     s.target[g] = -1
     if burned:
         # "The burner goes again"; with no cards left the burner is out and the next player starts afresh.
-        nxt = p if still_in else advance_nb(s, g, p, 1, params)
+        nxt = p if still_in else advance_nb(s, g, p, ONE, params)
         s.phase[g] = PH_PLAY
         s.turn[g] = nxt
         s.actor[g] = nxt
         return
     if r == RJOKER:
         s.turn[g] = p
-        open_joker_window_nb(s, g, advance_nb(s, g, p, 1, params), params)
+        open_joker_window_nb(s, g, advance_nb(s, g, p, ONE, params), params)
         return
     if r == RA and params[P_NOMINATE_A] != 0 and still_in:
         s.phase[g] = PH_NOMINATE
@@ -674,7 +677,7 @@ def resolve_play_nb(s, g, p, r, k, params):
 
 @nb.njit(cache=True)
 def end_turn_after_pickup_nb(s, g, p, params):
-    nxt = advance_nb(s, g, p, 1, params)
+    nxt = advance_nb(s, g, p, ONE, params)
     s.phase[g] = PH_PLAY
     s.turn[g] = nxt
     s.actor[g] = nxt
@@ -704,9 +707,9 @@ def flip_nb(s, g, p, params):
     else:
         rule, top = pile_state_nb(s, g, params)
         ok = can_beat_nb(r, rule, top, params)
-    push_nb(s, g, r, 1, p)
+    push_nb(s, g, r, ONE, p)
     if ok:
-        resolve_play_nb(s, g, p, r, 1, params)
+        resolve_play_nb(s, g, p, r, ONE, params)
     else:
         pickup_nb(s, g, p)
         end_turn_after_pickup_nb(s, g, p, params)
@@ -749,8 +752,8 @@ def apply_nb(s, g, action, params):
             # A counter sends the punishment to the player of the Joker below it; the asking starts again.
             below = np.int64(s.pile_by[g, s.pile_len[g] - 1])
             z = zone_nb(s, g, p)
-            remove_from_zone_nb(s, g, p, z, RJOKER, 1)
-            push_nb(s, g, RJOKER, 1, p)
+            remove_from_zone_nb(s, g, p, z, ONE * RJOKER, ONE)
+            push_nb(s, g, ONE * RJOKER, ONE, p)
             draw_to_three_nb(s, g, p)
             if not has_cards_nb(s, g, p):
                 if go_out_nb(s, g, p, params):
@@ -895,19 +898,21 @@ def observe_nb(s, g, viewer, params, obs):
 # Batch-of-one entry points (the AEC env) and batched entry points.
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def reset_one_nb(s, seed, params, mask):
-    deal_nb(s, 0, seed, params)
-    return legal_mask_nb(s, 0, params, mask)
+def reset_one_nb(s, g, seed, params, mask):
+    """Deal game g and write its mask. ``g`` comes from the caller, never as a literal: numba compiles a separate
+    specialization of every helper for a literal argument, which doubles the cold compile."""
+    deal_nb(s, g, seed, params)
+    return legal_mask_nb(s, g, params, mask)
 
 
 @nb.njit(cache=True)
-def step_one_nb(s, action, params, mask):
+def step_one_nb(s, g, action, params, mask):
     """Check against ``mask`` (game 0's current mask), apply and re-mask. Returns -1, and changes nothing, when
     ``action`` is not legal."""
     if action < 0 or action >= N_ACTIONS or mask[action] == 0:
         return -1
-    apply_nb(s, 0, action, params)
-    return legal_mask_nb(s, 0, params, mask)
+    apply_nb(s, g, action, params)
+    return legal_mask_nb(s, g, params, mask)
 
 
 @nb.njit(cache=True)

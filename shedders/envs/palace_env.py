@@ -112,7 +112,7 @@ class PalaceEnv(AECEnv):
         scenario = (options or {}).get("scenario")
         s = self._state
         if scenario is None:
-            K.reset_one_nb(s, game_seed, self._params, self._mask)
+            K.reset_one_nb(s, 0, game_seed, self._params, self._mask)
         else:
             palace_state.from_dict(s, 0, self.rules, scenario)
             s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))
@@ -143,7 +143,7 @@ class PalaceEnv(AECEnv):
             return
         s = self._state
         a = _as_int(action)
-        if K.step_one_nb(s, a, self._params, self._mask) < 0:
+        if K.step_one_nb(s, 0, a, self._params, self._mask) < 0:
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:

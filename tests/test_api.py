@@ -13,18 +13,18 @@ from conftest import P, act, make, state
 from shedders.engine import palace as K
 
 COUNTS = [("core", n) for n in range(2, 6)] + [("south_african", n) for n in range(2, 7)]
-COUNTS += [("house", 4), ("house", 6)]
-
-
-def _env(ruleset, n, **kw):
-    if ruleset == "house":
-        kw = {"base": "south_african", "rules": {"slap": True, "reverse_on_doubles": True}} if n == 6 else kw
-    return shedders.env(ruleset, n, **kw)
+HOUSE = [("core", n) for n in range(2, 6)] + [("south_african", n) for n in range(2, 7)]
 
 
 @pytest.mark.parametrize("ruleset,n", COUNTS)
 def test_pettingzoo_api_test(ruleset, n):
-    api_test(_env(ruleset, n), num_cycles=300)
+    api_test(shedders.env(ruleset, n), num_cycles=300)
+
+
+@pytest.mark.parametrize("base,n", HOUSE)
+def test_pettingzoo_api_test_house(base, n):
+    rules = {"slap": True, "reverse_on_doubles": True, "skip_8": base == "core"}
+    api_test(shedders.env("house", n, base=base, rules=rules), num_cycles=300)
 
 
 @pytest.mark.parametrize("ruleset", ["core", "south_african", "house"])

@@ -9,9 +9,10 @@ from __future__ import annotations
 from shedders.envs.palace_env import PalaceEnv
 from shedders.match import Match
 from shedders.rules import RULESETS, make_rules
+from shedders.vector import VectorGame, game_seeds
 
 __version__ = "0.1.0"
-__all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "make_rules"]
+__all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "VectorGame", "game_seeds", "make_rules"]
 
 
 def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs) -> PalaceEnv:

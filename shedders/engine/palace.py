@@ -964,3 +964,88 @@ def losers_tax_nb(s, g, loser, winner, params):
     s.hand[g, winner, best] += 1
     s.hand[g, winner, worst] -= 1
     s.hand[g, loser, worst] += 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The batched engine (VectorGame): one prange loop over the batch; every game may be at its own phase and seat.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True)
+def next_game_seed_nb(s, g):
+    """The seed of game g's next deal, drawn from its own stream (auto-reset, and the AEC env's reset())."""
+    s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    return splitmix64_nb(s.rng[g])
+
+
+@nb.njit(cache=True)
+def write_view_nb(s, g, params, obs, mask, cur):
+    """The acting seat's observation and mask, and the acting seat, of game g."""
+    legal_mask_nb(s, g, params, mask[g])
+    cur[g] = s.actor[g]
+    observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_reset_nb(s, seeds, params, obs, mask, cur):
+    for g in nb.prange(seeds.shape[0]):
+        deal_nb(s, g, seeds[g], params)
+        write_view_nb(s, g, params, obs, mask, cur)
+
+
+@nb.njit(cache=True)
+def first_illegal_nb(mask, actions):
+    """Index of the first game whose action is masked (-1 skips a game), or -1 when all are legal."""
+    for g in range(actions.shape[0]):
+        a = actions[g]
+        if a == -1:
+            continue
+        if a < 0 or a >= N_ACTIONS or mask[g, a] == 0:
+            return g
+    return -1
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_step_nb(s, actions, params, obs, mask, cur, rewards, terminated, truncated, final_placing, final_plies):
+    """Step every game g with actions[g] (-1: leave game g as it is); finished games record their placing and
+    length, then deal again from their own stream. Outputs are written in place, batch first."""
+    n = params[P_NPLAYERS]
+    for g in nb.prange(actions.shape[0]):
+        for q in range(n):
+            final_placing[g, q] = -1
+        final_plies[g] = 0
+        a = actions[g]
+        if a < 0:
+            for q in range(n):
+                rewards[g, q] = 0.0
+            terminated[g] = False
+            truncated[g] = False
+            continue
+        apply_nb(s, g, a, params)
+        for q in range(n):
+            rewards[g, q] = s.rewards[g, q]
+        terminated[g] = s.terminated[g]
+        truncated[g] = s.truncated[g]
+        if s.phase[g] == PH_OVER:
+            k = np.int64(s.n_out[g])
+            for q in range(k):
+                final_placing[g, q] = s.placing[g, q]
+            if s.terminated[g]:
+                for q in range(n):
+                    if s.finished[g, q] == 0:
+                        final_placing[g, k] = q  # the last player, who never went out
+            final_plies[g] = s.plies[g]
+            deal_nb(s, g, next_game_seed_nb(s, g), params)
+        write_view_nb(s, g, params, obs, mask, cur)
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_sample_nb(s, mask, out):
+    """A uniformly random legal action per game, each from the game's own stream."""
+    for g in nb.prange(out.shape[0]):
+        out[g] = sample_legal_nb(s, g, mask[g])
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_observe_nb(s, seats, params, obs):
+    """Observation of game g from seat seats[g] (any seat, not only the actor)."""
+    for g in nb.prange(seats.shape[0]):
+        observe_nb(s, g, seats[g], params, obs[g])

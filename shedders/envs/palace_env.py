@@ -10,6 +10,7 @@ from pettingzoo.utils import wrappers
 from shedders import palace_state
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules, make_rules
+from shedders.vector import game_seeds
 
 
 def action_names() -> tuple[str, ...]:
@@ -82,7 +83,7 @@ class PalaceEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(K.N_ACTIONS) for a in self.possible_agents}
-        self._seed_rng = np.random.default_rng()
+        self._dealt = False
         self.last_loser: int | None = None  # for Shithead shaming across games of a Match
         self.agents = []
 
@@ -106,16 +107,20 @@ class PalaceEnv(AECEnv):
             raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        game_seed = int(self._seed_rng.integers(0, 2**63 - 1))
-        scenario = (options or {}).get("scenario")
         s = self._state
+        if seed is not None:
+            game_seed = game_seeds(seed, 1)[0]  # the deal of game 0 of VectorGame(seed=seed)
+        elif self._dealt:
+            game_seed = np.uint64(K.next_game_seed_nb(s, 0))  # as VectorGame deals a finished game's next one
+        else:
+            game_seed = np.random.SeedSequence().generate_state(1, np.uint64)[0]
+        self._dealt = True
+        scenario = (options or {}).get("scenario")
         if scenario is None:
             K.reset_one_nb(s, 0, game_seed, self._params, self._mask)
         else:
             palace_state.from_dict(s, 0, self.rules, scenario)
-            s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))
+            s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))  # the scenario's random stream
             K.legal_mask_nb(s, 0, self._params, self._mask)
         self.agents = [a for i, a in enumerate(self.possible_agents) if not s.finished[0, i]]
         self.rewards = {a: 0.0 for a in self.agents}

@@ -1,0 +1,140 @@
+"""VectorGame: the batched engine, for self-play training and big tournaments.
+
+    vg = shedders.VectorGame("core", num_envs=4096, num_players=4, seed=0)
+    vg.reset()
+    while training:
+        actions = policy(vg.observation, vg.action_mask)   # or vg.sample_legal()
+        vg.step(actions)
+        vg.rewards, vg.terminated, vg.truncated, vg.final_placing
+
+Every array is preallocated once and updated in place by ``step()``, batch first, so ``torch.from_numpy`` wraps
+them without a copy. There is no Python loop over games: one numba ``prange`` loop steps the batch, each game at
+its own phase and seat. Finished games record their placing and deal again from their own random stream, so a
+run depends only on the seed, never on the number of threads.
+
+Observations and action ids mean the same as in the AEC env of the same ruleset: ``observation[g]`` is what the
+acting seat ``current_player[g]`` sees, ``action_mask[g]`` its legal actions. Game g with seed s is dealt exactly
+as ``shedders.env(...).reset(seed=...)`` deals it when given ``game_seed(s, g)``; see ``tests/test_vector.py``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from shedders.engine import palace as K
+from shedders.rules import make_rules
+
+
+def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
+    """Per-game deal seeds derived from one seed (game g of VectorGame(seed=s) is dealt from game_seeds(s, g+1)[g])."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return np.random.SeedSequence(int(seed)).generate_state(start + num_games, np.uint64)[start:]
+
+
+class VectorGame:
+    """A batch of ``num_envs`` games of one ruleset, stepped together.
+
+    Arguments are those of ``shedders.env`` (``base``, ``rules``, ``ply_cap``) plus ``num_envs`` and ``seed``;
+    ``num_threads`` sets numba's thread count for this process (default: all cores).
+
+    Arrays, batch first, updated in place:
+
+    - ``observation`` int8 (B, obs): the acting seat's observation; ``action_mask`` int8 (B, A);
+      ``current_player`` int8 (B,): the acting seat.
+    - ``rewards`` float32 (B, P): the last step's rewards for every seat; ``terminated``, ``truncated`` bool (B,).
+    - ``final_placing`` int8 (B, P): for games that ended in the last step, seats in finishing order (the loser
+      last; -1 padding when truncated), else all -1. ``final_plies`` int16 (B,): their length in decisions.
+    - ``state``: the engine state (``shedders.engine.palace.PalaceState``), for search agents that clone games.
+    """
+
+    def __init__(
+        self,
+        ruleset: str,
+        num_envs: int,
+        num_players: int = 4,
+        seed: int = 0,
+        num_threads: int | None = None,
+        **options,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.rules = make_rules(ruleset, num_players, **options)
+        self.ruleset = ruleset
+        self.num_envs = b = int(num_envs)
+        self.num_players = n = self.rules.num_players
+        self.seed = seed
+        self._seeds = game_seeds(seed, b)
+        if num_threads is not None:
+            numba.set_num_threads(int(num_threads))
+        self.params = self.rules.to_params()
+        self.state = K.alloc_state(b, n, self.rules.num_cards)
+        self.observation_size = K.observation_size(n)
+        self.num_actions = K.N_ACTIONS
+        self.observation = np.zeros((b, self.observation_size), np.int8)
+        self.action_mask = np.zeros((b, K.N_ACTIONS), np.int8)
+        self.current_player = np.zeros(b, np.int8)
+        self.rewards = np.zeros((b, n), np.float32)
+        self.terminated = np.zeros(b, np.bool_)
+        self.truncated = np.zeros(b, np.bool_)
+        self.final_placing = np.full((b, n), -1, np.int8)
+        self.final_plies = np.zeros(b, np.int16)
+        self._actions = np.zeros(b, np.int64)
+        self._sampled = np.zeros(b, np.int64)
+
+    def reset(self):
+        """Deal every game afresh from the seed; returns (observation, action_mask)."""
+        K.batch_reset_nb(self.state, self._seeds, self.params, self.observation, self.action_mask, self.current_player)
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.final_placing[:] = -1
+        self.final_plies[:] = 0
+        return self.observation, self.action_mask
+
+    def sample_legal(self) -> np.ndarray:
+        """A uniformly random legal action per game, from each game's own stream (the array is reused)."""
+        K.batch_sample_nb(self.state, self.action_mask, self._sampled)
+        return self._sampled
+
+    def step(self, actions, check: bool = True):
+        """Apply ``actions`` (int array, shape (num_envs,); -1 leaves a game untouched this step).
+
+        With ``check`` (the default) a masked action raises ``ValueError`` before any game moves.
+        Returns (observation, action_mask, rewards, terminated, truncated), the arrays updated in place.
+        """
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        if a.dtype != np.int64:
+            self._actions[:] = a
+            a = self._actions
+        if check:
+            bad = K.first_illegal_nb(self.action_mask, a)
+            if bad >= 0:
+                legal = np.flatnonzero(self.action_mask[bad])
+                raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+        K.batch_step_nb(
+            self.state, a, self.params, self.observation, self.action_mask, self.current_player,
+            self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies,
+        )
+        return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
+
+    def observe(self, seats) -> np.ndarray:
+        """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
+        seats = np.asarray(seats, np.int64)
+        out = np.zeros_like(self.observation)
+        K.batch_observe_nb(self.state, seats, self.params, out)
+        return out
+
+    def state_dict(self, g: int) -> dict:
+        """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
+        from shedders import palace_state
+
+        return palace_state.to_dict(self.state, g, self.rules)
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        """Bytes of engine state per game (the observation and mask buffers not counted)."""
+        return sum(a.nbytes for a in self.state) // self.num_envs

@@ -42,7 +42,7 @@ class VectorGame:
     Arrays, batch first, updated in place:
 
     - ``observation`` int8 (B, obs): the acting seat's observation; ``action_mask`` int8 (B, A);
-      ``current_player`` int8 (B,): the acting seat.
+      ``current_player`` int8 (B,): the acting seat; ``num_legal`` int16 (B,): how many actions are legal.
     - ``rewards`` float32 (B, P): the last step's rewards for every seat; ``terminated``, ``truncated`` bool (B,).
     - ``final_placing`` int8 (B, P): for games that ended in the last step, seats in finishing order (the loser
       last; -1 padding when truncated), else all -1. ``final_plies`` int16 (B,): their length in decisions.
@@ -75,6 +75,7 @@ class VectorGame:
         self.observation = np.zeros((b, self.observation_size), np.int8)
         self.action_mask = np.zeros((b, K.N_ACTIONS), np.int8)
         self.current_player = np.zeros(b, np.int8)
+        self.num_legal = np.zeros(b, np.int16)
         self.rewards = np.zeros((b, n), np.float32)
         self.terminated = np.zeros(b, np.bool_)
         self.truncated = np.zeros(b, np.bool_)
@@ -85,7 +86,11 @@ class VectorGame:
 
     def reset(self):
         """Deal every game afresh from the seed; returns (observation, action_mask)."""
-        K.batch_reset_nb(self.state, self._seeds, self.params, self.observation, self.action_mask, self.current_player)
+        K.batch_reset_nb(
+            numba.get_num_threads(),
+            self.state, self._seeds, self.params, self.observation, self.action_mask, self.current_player,
+            self.num_legal,
+        )
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -95,7 +100,7 @@ class VectorGame:
 
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action per game, from each game's own stream (the array is reused)."""
-        K.batch_sample_nb(self.state, self.action_mask, self._sampled)
+        K.batch_sample_nb(numba.get_num_threads(), self.state, self.action_mask, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
@@ -116,7 +121,8 @@ class VectorGame:
                 legal = np.flatnonzero(self.action_mask[bad])
                 raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
         K.batch_step_nb(
-            self.state, a, self.params, self.observation, self.action_mask, self.current_player,
+            numba.get_num_threads(),
+            self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
             self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies,
         )
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
@@ -125,7 +131,7 @@ class VectorGame:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
         seats = np.asarray(seats, np.int64)
         out = np.zeros_like(self.observation)
-        K.batch_observe_nb(self.state, seats, self.params, out)
+        K.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, out)
         return out
 
     def state_dict(self, g: int) -> dict:

@@ -152,7 +152,7 @@ def alloc_state(batch: int, num_players: int, capacity: int) -> PalaceState:
 # --------------------------------------------------------------------------------------------------------------
 # Random stream: splitmix64, one state per game.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def splitmix64_nb(x):
     z = x + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -160,7 +160,7 @@ def splitmix64_nb(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def rand_below_nb(s, g, n):
     """Uniform integer in [0, n) from game g's stream."""
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
@@ -171,7 +171,7 @@ def rand_below_nb(s, g, n):
 # --------------------------------------------------------------------------------------------------------------
 # Small queries.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_wild_nb(r, params):
     """seed 003 "Play equal or higher": a wild card (2, 5, 10, Joker) goes on anything, when its power is on."""
     if r == R2:
@@ -183,7 +183,7 @@ def is_wild_nb(r, params):
     return r == RJOKER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_powered_nb(r, params):
     """A rank whose power is on in the ruleset; the others are plain cards (RULINGS: who starts)."""
     if r == R2:
@@ -203,7 +203,7 @@ def is_powered_nb(r, params):
     return r == RJOKER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def pile_state_nb(s, g, params):
     """The pile's effective constraint: (rule, effective top rank or -1).
 
@@ -224,7 +224,7 @@ def pile_state_nb(s, g, params):
     return RULE_GE, top
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def run_len_nb(s, g):
     """How many cards of the top card's actual rank lie on top of the pile (a 5 counts as 5)."""
     n = np.int64(s.pile_len[g])
@@ -237,7 +237,7 @@ def run_len_nb(s, g):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def can_beat_nb(r, rule, top, params):
     """seed 003 "Play equal or higher", "Under": may rank r go on the pile?"""
     if is_wild_nb(r, params):
@@ -249,13 +249,13 @@ def can_beat_nb(r, rule, top, params):
     return r >= top
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_answer_rank_nb(r):
     """RULINGS (nominate): the answer is a 2, 5, A or Joker, whatever the toggles say."""
     return r == R2 or r == R5 or r == RA or r == RJOKER
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def hand_count_nb(s, g, p):
     n = 0
     for r in range(R):
@@ -263,7 +263,7 @@ def hand_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def up_count_nb(s, g, p):
     n = 0
     for r in range(R):
@@ -271,7 +271,7 @@ def up_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def down_count_nb(s, g, p):
     n = 0
     for i in range(3):
@@ -280,7 +280,7 @@ def down_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def zone_nb(s, g, p):
     """RULINGS: hand first; face-up once hand and draw pile are empty; face-down once both are empty."""
     if hand_count_nb(s, g, p) > 0:
@@ -294,7 +294,7 @@ def zone_nb(s, g, p):
     return ZONE_NONE
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def zone_count_nb(s, g, p, zone, r):
     if zone == ZONE_HAND:
         return np.int64(s.hand[g, p, r])
@@ -303,7 +303,7 @@ def zone_count_nb(s, g, p, zone, r):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def n_in_nb(s, g, params):
     n = 0
     for p in range(params[P_NPLAYERS]):
@@ -312,7 +312,7 @@ def n_in_nb(s, g, params):
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def advance_nb(s, g, seat, steps, params):
     """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.
 
@@ -332,7 +332,7 @@ def advance_nb(s, g, seat, steps, params):
 # --------------------------------------------------------------------------------------------------------------
 # Dealing.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def clear_game_nb(s, g, params):
     n = params[P_NPLAYERS]
     for p in range(n):
@@ -362,7 +362,7 @@ def clear_game_nb(s, g, params):
     s.truncated[g] = False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def deal_nb(s, g, seed, params):
     """seed 003 "Setup": shuffle, deal 3 mystery, 3 table-top, 3 hole cards each; the rest is the draw pile."""
     clear_game_nb(s, g, params)
@@ -403,7 +403,7 @@ def deal_nb(s, g, seed, params):
         start_play_nb(s, g, params)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def start_play_nb(s, g, params):
     """seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise."""
     n = params[P_NPLAYERS]
@@ -431,14 +431,14 @@ def start_play_nb(s, g, params):
 # --------------------------------------------------------------------------------------------------------------
 # Legal actions.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def can_counter_nb(s, g, p):
     """RULINGS (Joker): a counter comes from the zone the player may play; face-down Jokers cannot counter."""
     z = zone_nb(s, g, p)
     return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, ONE * RJOKER) > 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def legal_mask_nb(s, g, params, mask):
     """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS); returns how many are legal."""
     for a in range(N_ACTIONS):
@@ -507,7 +507,7 @@ def legal_mask_nb(s, g, params, mask):
 # --------------------------------------------------------------------------------------------------------------
 # Moving cards.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def draw_one_nb(s, g, p):
     if s.deck_len[g] == 0:
         return False
@@ -516,14 +516,14 @@ def draw_one_nb(s, g, p):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def draw_to_three_nb(s, g, p):
     """seed 003 "Draw to three": while the draw pile lasts, draw back up to 3 hole cards; never above."""
     while hand_count_nb(s, g, p) < HAND_TARGET and draw_one_nb(s, g, p):
         pass
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def pickup_nb(s, g, p):
     """Take the whole pile into the hand; its cards become publicly known (RULINGS: public knowledge)."""
     for i in range(s.pile_len[g]):
@@ -533,7 +533,7 @@ def pickup_nb(s, g, p):
     s.pile_len[g] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def burn_nb(s, g):
     """seed 003 "Burn": the pile leaves the game."""
     for i in range(s.pile_len[g]):
@@ -541,7 +541,7 @@ def burn_nb(s, g):
     s.pile_len[g] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def push_nb(s, g, r, k, p):
     for _ in range(k):
         s.pile[g, s.pile_len[g]] = r
@@ -549,12 +549,12 @@ def push_nb(s, g, r, k, p):
         s.pile_len[g] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def has_cards_nb(s, g, p):
     return hand_count_nb(s, g, p) + up_count_nb(s, g, p) + down_count_nb(s, g, p) > 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_out_nb(s, g, p, params):
     """seed 003 "Last one holding cards loses": a player with no cards is out; the last one left loses.
 
@@ -580,7 +580,7 @@ def go_out_nb(s, g, p, params):
 # --------------------------------------------------------------------------------------------------------------
 # Windows: the Joker standoff.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def open_joker_window_nb(s, g, victim, params):
     """seed 003 "Joker": the victim eats unless someone counters; ask the players in turn from the victim.
 
@@ -592,7 +592,7 @@ def open_joker_window_nb(s, g, victim, params):
     continue_joker_window_nb(s, g, params)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def continue_joker_window_nb(s, g, params):
     n = params[P_NPLAYERS]
     owner = np.int64(s.pile_by[g, s.pile_len[g] - 1])
@@ -613,7 +613,7 @@ def continue_joker_window_nb(s, g, params):
 # --------------------------------------------------------------------------------------------------------------
 # Applying a play.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def resolve_play_nb(s, g, p, r, k, params):
     """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
     the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker)."""
@@ -675,7 +675,7 @@ def resolve_play_nb(s, g, p, r, k, params):
     s.actor[g] = nxt
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def end_turn_after_pickup_nb(s, g, p, params):
     nxt = advance_nb(s, g, p, ONE, params)
     s.phase[g] = PH_PLAY
@@ -684,7 +684,7 @@ def end_turn_after_pickup_nb(s, g, p, params):
     s.target[g] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def remove_from_zone_nb(s, g, p, zone, r, k):
     if zone == ZONE_HAND:
         s.hand[g, p, r] -= k
@@ -694,7 +694,7 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
         s.face_up[g, p, r] -= k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def flip_nb(s, g, p, params):
     """seed 003 "Mystery cards are blind": if it beats the pile it plays; else pick up the pile with it."""
     slot = 0
@@ -715,7 +715,7 @@ def flip_nb(s, g, p, params):
         end_turn_after_pickup_nb(s, g, p, params)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def apply_nb(s, g, action, params):
     """Apply one legal action of game g's actor and resolve everything automatic up to the next decision."""
     ph = s.phase[g]
@@ -775,7 +775,7 @@ def apply_nb(s, g, action, params):
     truncate_check_nb(s, g, params)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def truncate_check_nb(s, g, params):
     """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got."""
     if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
@@ -818,7 +818,7 @@ def observation_size(num_players: int) -> int:
     return sum(size for _, size, _ in observation_layout(num_players))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def observe_nb(s, g, viewer, params, obs):
     """Write what seat ``viewer`` may know of game g into ``obs`` (int8), following observation_layout."""
     n = params[P_NPLAYERS]
@@ -897,7 +897,7 @@ def observe_nb(s, g, viewer, params, obs):
 # --------------------------------------------------------------------------------------------------------------
 # Batch-of-one entry points (the AEC env) and batched entry points.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def reset_one_nb(s, g, seed, params, mask):
     """Deal game g and write its mask. ``g`` comes from the caller, never as a literal: numba compiles a separate
     specialization of every helper for a literal argument, which doubles the cold compile."""
@@ -905,7 +905,7 @@ def reset_one_nb(s, g, seed, params, mask):
     return legal_mask_nb(s, g, params, mask)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def step_one_nb(s, g, action, params, mask):
     """Check against ``mask`` (game 0's current mask), apply and re-mask. Returns -1, and changes nothing, when
     ``action`` is not legal."""
@@ -915,12 +915,14 @@ def step_one_nb(s, g, action, params, mask):
     return legal_mask_nb(s, g, params, mask)
 
 
-@nb.njit(cache=True)
-def sample_legal_nb(s, g, mask):
-    """A uniformly random legal action of game g from its own stream (mask already written)."""
-    n = 0
-    for a in range(N_ACTIONS):
-        n += mask[a]
+@nb.njit(cache=True, _nrt=False)
+def sample_legal_nb(s, g, mask, n):
+    """A uniformly random legal action of game g from its own stream; ``n`` is the number of legal actions (the
+    count legal_mask_nb returned), or -1 to count them here."""
+    if n < 0:
+        n = 0
+        for a in range(N_ACTIONS):
+            n += mask[a]
     if n == 0:
         return -1
     k = rand_below_nb(s, g, n)
@@ -932,7 +934,7 @@ def sample_legal_nb(s, g, mask):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def losers_tax_nb(s, g, loser, winner, params):
     """house "Loser's tax": the last loser's best hand card is swapped with the last winner's worst hand card.
 
@@ -969,29 +971,22 @@ def losers_tax_nb(s, g, loser, winner, params):
 # --------------------------------------------------------------------------------------------------------------
 # The batched engine (VectorGame): one prange loop over the batch; every game may be at its own phase and seat.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def next_game_seed_nb(s, g):
     """The seed of game g's next deal, drawn from its own stream (auto-reset, and the AEC env's reset())."""
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
     return splitmix64_nb(s.rng[g])
 
 
-@nb.njit(cache=True)
-def write_view_nb(s, g, params, obs, mask, cur):
-    """The acting seat's observation and mask, and the acting seat, of game g."""
-    legal_mask_nb(s, g, params, mask[g])
+@nb.njit(cache=True, _nrt=False)
+def write_view_nb(s, g, params, obs, mask, cur, nlegal):
+    """The acting seat's observation, mask and number of legal actions, and the acting seat, of game g."""
+    nlegal[g] = legal_mask_nb(s, g, params, mask[g])
     cur[g] = s.actor[g]
     observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
 
 
-@nb.njit(cache=True, parallel=True)
-def batch_reset_nb(s, seeds, params, obs, mask, cur):
-    for g in nb.prange(seeds.shape[0]):
-        deal_nb(s, g, seeds[g], params)
-        write_view_nb(s, g, params, obs, mask, cur)
-
-
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def first_illegal_nb(mask, actions):
     """Index of the first game whose action is masked (-1 skips a game), or -1 when all are legal."""
     for g in range(actions.shape[0]):
@@ -1003,12 +998,13 @@ def first_illegal_nb(mask, actions):
     return -1
 
 
-@nb.njit(cache=True, parallel=True)
-def batch_step_nb(s, actions, params, obs, mask, cur, rewards, terminated, truncated, final_placing, final_plies):
-    """Step every game g with actions[g] (-1: leave game g as it is); finished games record their placing and
-    length, then deal again from their own stream. Outputs are written in place, batch first."""
+@nb.njit(cache=True, _nrt=False)
+def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
+                  final_plies):
+    """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
+    length, then deal again from their own stream."""
     n = params[P_NPLAYERS]
-    for g in nb.prange(actions.shape[0]):
+    for g in range(lo, hi):
         for q in range(n):
             final_placing[g, q] = -1
         final_plies[g] = 0
@@ -1034,18 +1030,68 @@ def batch_step_nb(s, actions, params, obs, mask, cur, rewards, terminated, trunc
                         final_placing[g, k] = q  # the last player, who never went out
             final_plies[g] = s.plies[g]
             deal_nb(s, g, next_game_seed_nb(s, g), params)
-        write_view_nb(s, g, params, obs, mask, cur)
+        write_view_nb(s, g, params, obs, mask, cur, nlegal)
 
 
-@nb.njit(cache=True, parallel=True)
-def batch_sample_nb(s, mask, out):
+@nb.njit(cache=True, _nrt=False)
+def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal):
+    for g in range(lo, hi):
+        deal_nb(s, g, seeds[g], params)
+        write_view_nb(s, g, params, obs, mask, cur, nlegal)
+
+
+@nb.njit(cache=True, _nrt=False)
+def sample_range_nb(s, lo, hi, mask, nlegal, out):
     """A uniformly random legal action per game, each from the game's own stream."""
-    for g in nb.prange(out.shape[0]):
-        out[g] = sample_legal_nb(s, g, mask[g])
+    for g in range(lo, hi):
+        out[g] = sample_legal_nb(s, g, mask[g], np.int64(nlegal[g]))
+
+
+@nb.njit(cache=True, _nrt=False)
+def observe_range_nb(s, lo, hi, seats, params, obs):
+    """Observation of game g from seat seats[g] (any seat, not only the actor)."""
+    for g in range(lo, hi):
+        observe_nb(s, g, seats[g], params, obs[g])
+
+
+# The parallel entry points split the batch into ``nchunks`` chunks (one per thread: numba.get_num_threads() read
+# in Python, since reading it inside a kernel keeps numba from caching it) and call a serial kernel per chunk. The
+# serial kernels run without numba's reference counting (_nrt=False): passing the 25-array state to a helper
+# costs an atomic incref and decref per array per call, which took most of the time of a step, and more so with
+# several threads touching the same counters.
+@nb.njit(cache=True, parallel=True)
+def batch_step_nb(nchunks, s, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
+                  final_plies):
+    b = actions.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        step_range_nb(s, c * size, min(b, (c + 1) * size), actions, params, obs, mask, cur, nlegal, rewards,
+                      terminated, truncated, final_placing, final_plies)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_observe_nb(s, seats, params, obs):
-    """Observation of game g from seat seats[g] (any seat, not only the actor)."""
-    for g in nb.prange(seats.shape[0]):
-        observe_nb(s, g, seats[g], params, obs[g])
+def batch_reset_nb(nchunks, s, seeds, params, obs, mask, cur, nlegal):
+    b = seeds.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        reset_range_nb(s, c * size, min(b, (c + 1) * size), seeds, params, obs, mask, cur, nlegal)
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_sample_nb(nchunks, s, mask, nlegal, out):
+    b = out.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        sample_range_nb(s, c * size, min(b, (c + 1) * size), mask, nlegal, out)
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_observe_nb(nchunks, s, seats, params, obs):
+    b = seats.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        observe_range_nb(s, c * size, min(b, (c + 1) * size), seats, params, obs)

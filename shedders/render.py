@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from shedders.engine import palace as K
 
 
@@ -10,20 +12,21 @@ def _cards(counts) -> str:
     return " ".join(cards) if cards else "-"
 
 
-def render_palace(env, seat: int | None = None) -> str:
-    """Render ``env`` (a PalaceEnv) from ``seat``'s point of view; default: the player deciding now.
+def render_palace(s, rules, params, seat: int | None = None, last_loser: int | None = None) -> str:
+    """Render game 0 of state ``s`` from ``seat``'s point of view; default: the player deciding now.
 
     Shows the viewer's hand, every face-up card, face-down counts, hand sizes and the cards each opponent is
     publicly known to hold, the pile with its effective top and constraint, the draw pile size and what left play.
     The last game's loser is named "Shithead" (seed 003, "Shithead shaming").
     """
-    s, g, rules = env._state, 0, env.rules
+    from shedders.envs.palace_env import ACTION_NAMES
+
+    g = 0
     n = rules.num_players
     over = s.phase[g] == K.PH_OVER
     if seat is None:
         seat = 0 if over else int(s.actor[g])
-    shithead = env.last_loser
-    params = env._params
+    shithead = last_loser
     rule, top = K.pile_state_nb(s, g, params)
     lines = []
     phase = K.PHASE_NAMES[s.phase[g]]
@@ -73,5 +76,7 @@ def render_palace(env, seat: int | None = None) -> str:
         else:
             lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
     elif s.actor[g] == seat:
-        lines.append("legal: " + ", ".join(env.legal_action_names()))
+        mask = np.zeros(K.N_ACTIONS, np.int8)
+        K.legal_mask_nb(s, g, params, mask)
+        lines.append("legal: " + ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask)))
     return "\n".join(lines)

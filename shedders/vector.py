@@ -37,7 +37,8 @@ class VectorGame:
     """A batch of ``num_envs`` games of one ruleset, stepped together.
 
     Arguments are those of ``shedders.env`` (``base``, ``rules``, ``ply_cap``) plus ``num_envs`` and ``seed``;
-    ``num_threads`` sets numba's thread count for this process (default: all cores).
+    ``num_threads`` sets numba's thread count for this process (default: all cores). With ``autoreset=False`` a
+    finished game stays over until ``redeal_finished()``, so its final state can be read first.
 
     Arrays, batch first, updated in place:
 
@@ -56,6 +57,7 @@ class VectorGame:
         num_players: int = 4,
         seed: int = 0,
         num_threads: int | None = None,
+        autoreset: bool = True,
         **options,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -65,6 +67,7 @@ class VectorGame:
         self.num_envs = b = int(num_envs)
         self.num_players = n = self.rules.num_players
         self.seed = seed
+        self.autoreset = bool(autoreset)
         self._seeds = game_seeds(seed, b)
         if num_threads is not None:
             numba.set_num_threads(int(num_threads))
@@ -123,9 +126,17 @@ class VectorGame:
         K.batch_step_nb(
             numba.get_num_threads(),
             self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
-            self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies,
+            self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies, self.autoreset,
         )
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
+
+    def redeal_finished(self) -> int:
+        """With ``autoreset=False``: deal the next game (from its own stream) wherever a game is over; returns how
+        many were dealt. A finished game keeps its last state, an all-zero mask and ``current_player`` -1 until
+        then, and its actions must be -1."""
+        return K.redeal_over_nb(
+            self.state, self.params, self.observation, self.action_mask, self.current_player, self.num_legal
+        )
 
     def observe(self, seats) -> np.ndarray:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""

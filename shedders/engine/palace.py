@@ -983,7 +983,10 @@ def write_view_nb(s, g, params, obs, mask, cur, nlegal):
     """The acting seat's observation, mask and number of legal actions, and the acting seat, of game g."""
     nlegal[g] = legal_mask_nb(s, g, params, mask[g])
     cur[g] = s.actor[g]
-    observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+    if s.actor[g] >= 0:
+        observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+    else:
+        obs[g, :] = 0  # a game over, left for redeal_finished()
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1000,9 +1003,9 @@ def first_illegal_nb(mask, actions):
 
 @nb.njit(cache=True, _nrt=False)
 def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
-                  final_plies):
+                  final_plies, autoreset):
     """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
-    length, then deal again from their own stream."""
+    length, then (with ``autoreset``) deal again from their own stream."""
     n = params[P_NPLAYERS]
     for g in range(lo, hi):
         for q in range(n):
@@ -1029,7 +1032,8 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, rewards, t
                     if s.finished[g, q] == 0:
                         final_placing[g, k] = q  # the last player, who never went out
             final_plies[g] = s.plies[g]
-            deal_nb(s, g, next_game_seed_nb(s, g), params)
+            if autoreset:
+                deal_nb(s, g, next_game_seed_nb(s, g), params)
         write_view_nb(s, g, params, obs, mask, cur, nlegal)
 
 
@@ -1038,6 +1042,18 @@ def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal):
     for g in range(lo, hi):
         deal_nb(s, g, seeds[g], params)
         write_view_nb(s, g, params, obs, mask, cur, nlegal)
+
+
+@nb.njit(cache=True, _nrt=False)
+def redeal_over_nb(s, params, obs, mask, cur, nlegal):
+    """Deal the next game, from its own stream, in every game that is over (VectorGame with autoreset off)."""
+    n = 0
+    for g in range(s.phase.shape[0]):
+        if s.phase[g] == PH_OVER:
+            deal_nb(s, g, next_game_seed_nb(s, g), params)
+            write_view_nb(s, g, params, obs, mask, cur, nlegal)
+            n += 1
+    return n
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1061,13 +1077,13 @@ def observe_range_nb(s, lo, hi, seats, params, obs):
 # several threads touching the same counters.
 @nb.njit(cache=True, parallel=True)
 def batch_step_nb(nchunks, s, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
-                  final_plies):
+                  final_plies, autoreset):
     b = actions.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         step_range_nb(s, c * size, min(b, (c + 1) * size), actions, params, obs, mask, cur, nlegal, rewards,
-                      terminated, truncated, final_placing, final_plies)
+                      terminated, truncated, final_placing, final_plies, autoreset)
 
 
 @nb.njit(cache=True, parallel=True)

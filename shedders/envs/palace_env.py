@@ -220,7 +220,7 @@ class PalaceEnv(AECEnv):
         """The table as seat ``seat`` (default: the player deciding now) sees it."""
         from shedders.render import render_palace
 
-        return render_palace(self, seat)
+        return render_palace(self._state, self.rules, self._params, seat, self.last_loser)
 
 
 def _as_int(action) -> int:

@@ -1,0 +1,102 @@
+"""The gymnasium views: check_env for the single-agent env, and the vector env's episode bookkeeping."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from shedders.gym import SingleAgentEnv, VectorSingleAgentEnv, random_policy_for
+
+
+@pytest.mark.parametrize("ruleset,n", [("core", 4), ("south_african", 3), ("house", 2)])
+def test_single_agent_env_passes_gymnasium_check_env(ruleset, n):
+    check_env(SingleAgentEnv(ruleset, n, learner_seat="random"), skip_render_check=True)
+
+
+def test_single_agent_episodes_end_with_the_learners_reward():
+    env = SingleAgentEnv("core", 4, learner_seat=2, opponents=random_policy_for(1))
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for ep in range(20):
+        obs, info = env.reset(seed=ep)
+        total, done = 0.0, False
+        while not done:
+            assert obs["action_mask"].sum() > 0
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, r, term, trunc, info = env.step(a)
+            assert not info["illegal_action"]
+            total += r
+            done = term or trunc
+        if term:
+            assert total == pytest.approx(1 / 3) or total == pytest.approx(-1.0)
+            outcomes.add(round(total, 3))
+    assert outcomes == {round(1 / 3, 3), -1.0}
+
+
+def test_single_agent_illegal_actions_resample_or_raise():
+    env = SingleAgentEnv("core", 2)
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    _, _, _, _, info = env.step(illegal)
+    assert info["illegal_action"]
+    strict = SingleAgentEnv("core", 2, illegal_action="raise")
+    obs, _ = strict.reset(seed=0)
+    with pytest.raises(ValueError, match="not legal"):
+        strict.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+
+
+def test_single_agent_same_seed_same_episode():
+    def run():
+        env = SingleAgentEnv("south_african", 4, opponents=random_policy_for(3))
+        obs, _ = env.reset(seed=11)
+        trace = [obs["observation"].tobytes()]
+        for _ in range(50):
+            a = int(np.flatnonzero(obs["action_mask"])[0])
+            obs, r, term, trunc, _ = env.step(a)
+            trace.append(obs["observation"].tobytes())
+            if term or trunc:
+                break
+        return trace
+
+    assert run() == run()
+
+
+def test_vector_env_runs_episodes_with_final_obs_and_learner_rewards():
+    venv = VectorSingleAgentEnv("core", num_envs=32, num_players=3, learner_seat=1, seed=0)
+    obs, _ = venv.reset(seed=0)
+    policy = random_policy_for(0)
+    totals = np.zeros(32)
+    finished = []
+    for _ in range(3000):
+        assert venv.observation_space.contains(obs)
+        assert np.all(obs["action_mask"].sum(axis=1) > 0)  # the learner decides in every game
+        actions = policy(obs["observation"], obs["action_mask"])
+        obs, rew, term, trunc, infos = venv.step(actions)
+        totals += rew
+        done = term | trunc
+        if done.any():
+            assert np.array_equal(infos["_final_obs"], done)
+            for g in np.flatnonzero(term):
+                finished.append(totals[g])
+            totals[done] = 0
+    assert len(finished) > 30
+    assert set(np.round(finished, 3)) <= {0.5, -1.0}
+    assert np.mean(np.isclose(finished, -1.0)) == pytest.approx(1 / 3, abs=0.15)  # random vs random: 1 in 3 loses
+
+
+def test_vector_env_is_a_gymnasium_vector_env():
+    import gymnasium
+
+    venv = VectorSingleAgentEnv("south_african", num_envs=4, num_players=4)
+    assert isinstance(venv, gymnasium.vector.VectorEnv)
+    obs, _ = venv.reset(seed=1)
+    assert obs["observation"].shape == (4, venv.single_observation_space["observation"].shape[0])
+    assert venv.action_masks().shape == (4, venv.single_action_space.n)
+
+
+def test_bad_learner_seat():
+    with pytest.raises(ValueError, match="learner_seat"):
+        SingleAgentEnv("core", 3, learner_seat=3)
+    with pytest.raises(ValueError, match="learner_seat"):
+        VectorSingleAgentEnv("core", 2, 3, learner_seat=-1)

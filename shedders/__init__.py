@@ -34,16 +34,16 @@ def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = N
 
 
 def _register() -> None:
-    """Register ``shedders/<ruleset>-v0`` where the installed PettingZoo has an environment registry."""
+    """Register ``shedders/<ruleset>-v0`` where the installed PettingZoo has an environment registry (1.26+):
+    ``pettingzoo.make("aec", "shedders/core-v0", num_players=4)``."""
     try:
-        from pettingzoo.utils import registration  # type: ignore[attr-defined]
-    except ImportError:
-        return
-    register = getattr(registration, "register", None)
-    if register is None:  # pragma: no cover
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:  # an older PettingZoo without a registry
         return
     for name in ("core", "south_african", "house"):
-        register(id=f"shedders/{name}-v0", entry_point=f"shedders.envs.{name}_v0:env")
+        env_id = f"shedders/{name}-v0"
+        if env_id not in aec_registry:
+            register("aec", env_id, entry_point=f"shedders.envs.{name}_v0:env")
 
 
 _register()

@@ -97,6 +97,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._params = self.rules.to_params()
         self._state = K.alloc_state(1, n, self.rules.num_cards)
         self._mask = np.zeros(K.N_ACTIONS, np.int8)
+        self._ids = np.zeros(K.N_ACTIONS, np.int16)
         self._obs = np.zeros(K.observation_size(n), np.int8)
         self._dealt = False
 
@@ -106,7 +107,7 @@ class SingleAgentEnv(gymnasium.Env):
         return s.phase[0] == K.PH_OVER or s.finished[0, self.learner] != 0
 
     def _apply(self, action: int) -> float:
-        K.step_one_nb(self._state, 0, action, self._params, self._mask)
+        K.step_one_nb(self._state, 0, action, self._params, self._mask, self._ids)
         return float(self._state.rewards[0, self.learner])
 
     def _play_opponents(self) -> float:
@@ -140,7 +141,7 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             game_seed = np.uint64(self.np_random.integers(0, 2**63))
         self._dealt = True
-        K.reset_one_nb(s, 0, game_seed, self._params, self._mask)
+        K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)
         if self.learner_seat_option == "random":
             self.learner = int(self.np_random.integers(self.rules.num_players))
         self._play_opponents()  # rewards before the learner's first decision are none: nobody can go out yet
@@ -152,7 +153,7 @@ class SingleAgentEnv(gymnasium.Env):
         if illegal:
             if self.illegal_action == "raise":
                 raise ValueError(f"action {action!r} is not legal; legal: {np.flatnonzero(self._mask).tolist()}")
-            action = K.sample_legal_nb(s, 0, self._mask, np.int64(-1))
+            action = K.sample_legal_nb(s, 0, self._ids, np.int64(self._mask.sum()))
         reward = self._apply(int(action))
         reward += self._play_opponents()
         terminated = bool(s.terminated[0] or s.finished[0, self.learner])

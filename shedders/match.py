@@ -39,7 +39,7 @@ class Match:
         self.taxed = None
         if env.rules.losers_tax and self.last_loser is not None and self.last_winner is not None:
             K.losers_tax_nb(env._state, 0, self.last_loser, self.last_winner, env._params)
-            K.legal_mask_nb(env._state, 0, env._params, env._mask)
+            K.legal_mask_nb(env._state, 0, env._params, env._mask, env._ids)
             self.taxed = (self.last_loser, self.last_winner)
         env.last_loser = self.last_loser
         return env

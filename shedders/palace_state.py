@@ -189,7 +189,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             s.ask[g] = (cur + direction) % n
             s.ask_left[g] = n - j - 1
     mask = np.zeros(K.N_ACTIONS, np.int8)
-    if K.legal_mask_nb(s, g, rules.to_params(), mask) == 0:
+    if K.legal_mask_nb(s, g, rules.to_params(), mask, np.zeros(K.N_ACTIONS, np.int16)) == 0:
         raise ValueError(f"scenario leaves current_player {cur} with no legal action in phase {phase_name!r}")
     if phase == K.PH_COUNTER and not K.can_counter_nb(s, g, cur):
         raise ValueError(f"phase 'counter': player {cur} holds no Joker to counter with")

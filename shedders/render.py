@@ -77,6 +77,6 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
             lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
     elif s.actor[g] == seat:
         mask = np.zeros(K.N_ACTIONS, np.int8)
-        K.legal_mask_nb(s, g, params, mask)
+        K.legal_mask_nb(s, g, params, mask, np.zeros(K.N_ACTIONS, np.int16))
         lines.append("legal: " + ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask)))
     return "\n".join(lines)

@@ -43,7 +43,8 @@ class VectorGame:
     Arrays, batch first, updated in place:
 
     - ``observation`` int8 (B, obs): the acting seat's observation; ``action_mask`` int8 (B, A);
-      ``current_player`` int8 (B,): the acting seat; ``num_legal`` int16 (B,): how many actions are legal.
+      ``current_player`` int8 (B,): the acting seat; ``num_legal`` int16 (B,): how many actions are legal, and ``legal_ids`` int16 (B, A): their ids in
+      ``legal_ids[g, :num_legal[g]]``.
     - ``rewards`` float32 (B, P): the last step's rewards for every seat; ``terminated``, ``truncated`` bool (B,).
     - ``final_placing`` int8 (B, P): for games that ended in the last step, seats in finishing order (the loser
       last; -1 padding when truncated), else all -1. ``final_plies`` int16 (B,): their length in decisions.
@@ -79,6 +80,7 @@ class VectorGame:
         self.action_mask = np.zeros((b, K.N_ACTIONS), np.int8)
         self.current_player = np.zeros(b, np.int8)
         self.num_legal = np.zeros(b, np.int16)
+        self.legal_ids = np.zeros((b, K.N_ACTIONS), np.int16)  # legal_ids[g, :num_legal[g]]: the legal action ids
         self.rewards = np.zeros((b, n), np.float32)
         self.terminated = np.zeros(b, np.bool_)
         self.truncated = np.zeros(b, np.bool_)
@@ -92,7 +94,7 @@ class VectorGame:
         K.batch_reset_nb(
             numba.get_num_threads(),
             self.state, self._seeds, self.params, self.observation, self.action_mask, self.current_player,
-            self.num_legal,
+            self.num_legal, self.legal_ids,
         )
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -103,7 +105,7 @@ class VectorGame:
 
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action per game, from each game's own stream (the array is reused)."""
-        K.batch_sample_nb(numba.get_num_threads(), self.state, self.action_mask, self.num_legal, self._sampled)
+        K.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
@@ -126,7 +128,7 @@ class VectorGame:
         K.batch_step_nb(
             numba.get_num_threads(),
             self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
-            self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies, self.autoreset,
+            self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies, self.autoreset,
         )
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
@@ -135,7 +137,8 @@ class VectorGame:
         many were dealt. A finished game keeps its last state, an all-zero mask and ``current_player`` -1 until
         then, and its actions must be -1."""
         return K.redeal_over_nb(
-            self.state, self.params, self.observation, self.action_mask, self.current_player, self.num_legal
+            self.state, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
+            self.legal_ids,
         )
 
     def observe(self, seats) -> np.ndarray:

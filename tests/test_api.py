@@ -235,3 +235,10 @@ def test_observation_space_contains_every_observation():
             env.step(None)
         else:
             env.step(int(rng.choice(env.legal_actions())))
+
+
+def test_registered_in_the_pettingzoo_registry_where_there_is_one():
+    registration = pytest.importorskip("pettingzoo.env_registry.registration")
+    env = registration.make("aec", "shedders/south_african-v0", num_players=3)
+    env.reset(seed=0)
+    assert env.unwrapped.rules.name == "south_african" and len(env.agents) == 3

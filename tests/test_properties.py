@@ -174,6 +174,7 @@ def test_observations_do_not_change_when_hidden_cards_are_reshuffled(cfg):
     obs_b = np.empty_like(obs_a)
     mask_a = np.empty(K.N_ACTIONS, np.int8)
     mask_b = np.empty_like(mask_a)
+    ids = np.empty(K.N_ACTIONS, np.int16)
 
     def check(env, step, rng):
         if step % 7:
@@ -184,8 +185,8 @@ def test_observations_do_not_change_when_hidden_cards_are_reshuffled(cfg):
             K.observe_nb(shuffled, 0, viewer, params, obs_b)
             assert np.array_equal(obs_a, obs_b), f"observation of seat {viewer} leaks a hidden card"
             if env._state.actor[0] == viewer and env._state.phase[0] != K.PH_OVER:
-                K.legal_mask_nb(env._state, 0, params, mask_a)
-                K.legal_mask_nb(shuffled, 0, params, mask_b)
+                K.legal_mask_nb(env._state, 0, params, mask_a, ids)
+                K.legal_mask_nb(shuffled, 0, params, mask_b, ids)
                 assert np.array_equal(mask_a, mask_b)
 
     play_random(env, seed, check)

@@ -438,9 +438,18 @@ def can_counter_nb(s, g, p):
     return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, ONE * RJOKER) > 0
 
 
+@nb.njit(cache=True, _nrt=False, inline="always")
+def add_nb(mask, ids, n, a):
+    """Mark action a legal: its mask bit, and its id as the n-th legal one; returns n + 1."""
+    mask[a] = 1
+    ids[n] = a
+    return n + 1
+
+
 @nb.njit(cache=True, _nrt=False)
-def legal_mask_nb(s, g, params, mask):
-    """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS); returns how many are legal."""
+def legal_mask_nb(s, g, params, mask, ids):
+    """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of
+    ``ids`` (int16, N_ACTIONS), their ids; returns how many are legal."""
     for a in range(N_ACTIONS):
         mask[a] = 0
     ph = s.phase[g]
@@ -455,30 +464,23 @@ def legal_mask_nb(s, g, params, mask):
                 continue
             for u in range(R):
                 if u != h and s.face_up[g, p, u] > 0:
-                    mask[A_SWAP + h * R + u] = 1
-                    nlegal += 1
-        mask[A_READY] = 1
-        return nlegal + 1
+                    nlegal = add_nb(mask, ids, nlegal, A_SWAP + h * R + u)
+        return add_nb(mask, ids, nlegal, A_READY)
     if ph == PH_NOMINATE:
         # seed 003 "Nominate": point at any other player still in the game.
         for k in range(1, n_in_nb(s, g, params)):
-            mask[A_NOMINATE + k - 1] = 1
-            nlegal += 1
+            nlegal = add_nb(mask, ids, nlegal, A_NOMINATE + k - 1)
         return nlegal
     if ph == PH_EAT:
-        mask[A_PICKUP] = 1
-        return 1
+        return add_nb(mask, ids, 0, A_PICKUP)
     if ph == PH_COUNTER:
-        mask[A_PLAY + RJOKER * MAXC] = 1
-        mask[A_PASS] = 1
-        return 2
+        return add_nb(mask, ids, add_nb(mask, ids, 0, A_PLAY + RJOKER * MAXC), A_PASS)
     # PH_PLAY or PH_ANSWER
     z = zone_nb(s, g, p)
     rule, top = pile_state_nb(s, g, params)
     nplays = 0
     if z == ZONE_DOWN:
-        mask[A_FLIP] = 1
-        nplays = 1
+        nplays = add_nb(mask, ids, 0, A_FLIP)
     elif z == ZONE_HAND or z == ZONE_UP:
         for r in range(R):
             cnt = zone_count_nb(s, g, p, z, r)
@@ -495,12 +497,10 @@ def legal_mask_nb(s, g, params, mask):
             if cnt > MAXC:
                 cnt = MAXC
             for c in range(cnt):
-                mask[A_PLAY + r * MAXC + c] = 1
-                nplays += 1
+                nplays = add_nb(mask, ids, nplays, A_PLAY + r * MAXC + c)
     nlegal = nplays
     if s.pile_len[g] > 0 and (params[P_VOLUNTARY_PICKUP] != 0 or nplays == 0):
-        mask[A_PICKUP] = 1
-        nlegal += 1
+        nlegal = add_nb(mask, ids, nlegal, A_PICKUP)
     return nlegal
 
 
@@ -898,40 +898,30 @@ def observe_nb(s, g, viewer, params, obs):
 # Batch-of-one entry points (the AEC env) and batched entry points.
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False)
-def reset_one_nb(s, g, seed, params, mask):
+def reset_one_nb(s, g, seed, params, mask, ids):
     """Deal game g and write its mask. ``g`` comes from the caller, never as a literal: numba compiles a separate
     specialization of every helper for a literal argument, which doubles the cold compile."""
     deal_nb(s, g, seed, params)
-    return legal_mask_nb(s, g, params, mask)
+    return legal_mask_nb(s, g, params, mask, ids)
 
 
 @nb.njit(cache=True, _nrt=False)
-def step_one_nb(s, g, action, params, mask):
+def step_one_nb(s, g, action, params, mask, ids):
     """Check against ``mask`` (game 0's current mask), apply and re-mask. Returns -1, and changes nothing, when
     ``action`` is not legal."""
     if action < 0 or action >= N_ACTIONS or mask[action] == 0:
         return -1
     apply_nb(s, g, action, params)
-    return legal_mask_nb(s, g, params, mask)
+    return legal_mask_nb(s, g, params, mask, ids)
 
 
 @nb.njit(cache=True, _nrt=False)
-def sample_legal_nb(s, g, mask, n):
-    """A uniformly random legal action of game g from its own stream; ``n`` is the number of legal actions (the
-    count legal_mask_nb returned), or -1 to count them here."""
-    if n < 0:
-        n = 0
-        for a in range(N_ACTIONS):
-            n += mask[a]
-    if n == 0:
+def sample_legal_nb(s, g, ids, n):
+    """A uniformly random legal action of game g from its own stream, given the legal ids and their number as
+    legal_mask_nb wrote them."""
+    if n <= 0:
         return -1
-    k = rand_below_nb(s, g, n)
-    for a in range(N_ACTIONS):
-        if mask[a] != 0:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return np.int64(ids[rand_below_nb(s, g, n)])
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -979,9 +969,9 @@ def next_game_seed_nb(s, g):
 
 
 @nb.njit(cache=True, _nrt=False)
-def write_view_nb(s, g, params, obs, mask, cur, nlegal):
-    """The acting seat's observation, mask and number of legal actions, and the acting seat, of game g."""
-    nlegal[g] = legal_mask_nb(s, g, params, mask[g])
+def write_view_nb(s, g, params, obs, mask, cur, nlegal, ids):
+    """The acting seat's observation, mask, legal ids and their number, and the acting seat, of game g."""
+    nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
     cur[g] = s.actor[g]
     if s.actor[g] >= 0:
         observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
@@ -1002,7 +992,7 @@ def first_illegal_nb(mask, actions):
 
 
 @nb.njit(cache=True, _nrt=False)
-def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
+def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated, final_placing,
                   final_plies, autoreset):
     """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
     length, then (with ``autoreset``) deal again from their own stream."""
@@ -1034,33 +1024,33 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, rewards, t
             final_plies[g] = s.plies[g]
             if autoreset:
                 deal_nb(s, g, next_game_seed_nb(s, g), params)
-        write_view_nb(s, g, params, obs, mask, cur, nlegal)
+        write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
 
 
 @nb.njit(cache=True, _nrt=False)
-def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal):
+def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal, ids):
     for g in range(lo, hi):
         deal_nb(s, g, seeds[g], params)
-        write_view_nb(s, g, params, obs, mask, cur, nlegal)
+        write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
 
 
 @nb.njit(cache=True, _nrt=False)
-def redeal_over_nb(s, params, obs, mask, cur, nlegal):
+def redeal_over_nb(s, params, obs, mask, cur, nlegal, ids):
     """Deal the next game, from its own stream, in every game that is over (VectorGame with autoreset off)."""
     n = 0
     for g in range(s.phase.shape[0]):
         if s.phase[g] == PH_OVER:
             deal_nb(s, g, next_game_seed_nb(s, g), params)
-            write_view_nb(s, g, params, obs, mask, cur, nlegal)
+            write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
             n += 1
     return n
 
 
 @nb.njit(cache=True, _nrt=False)
-def sample_range_nb(s, lo, hi, mask, nlegal, out):
+def sample_range_nb(s, lo, hi, ids, nlegal, out):
     """A uniformly random legal action per game, each from the game's own stream."""
     for g in range(lo, hi):
-        out[g] = sample_legal_nb(s, g, mask[g], np.int64(nlegal[g]))
+        out[g] = sample_legal_nb(s, g, ids[g], np.int64(nlegal[g]))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1076,32 +1066,32 @@ def observe_range_nb(s, lo, hi, seats, params, obs):
 # costs an atomic incref and decref per array per call, which took most of the time of a step, and more so with
 # several threads touching the same counters.
 @nb.njit(cache=True, parallel=True)
-def batch_step_nb(nchunks, s, actions, params, obs, mask, cur, nlegal, rewards, terminated, truncated, final_placing,
+def batch_step_nb(nchunks, s, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated, final_placing,
                   final_plies, autoreset):
     b = actions.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        step_range_nb(s, c * size, min(b, (c + 1) * size), actions, params, obs, mask, cur, nlegal, rewards,
+        step_range_nb(s, c * size, min(b, (c + 1) * size), actions, params, obs, mask, cur, nlegal, ids, rewards,
                       terminated, truncated, final_placing, final_plies, autoreset)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_reset_nb(nchunks, s, seeds, params, obs, mask, cur, nlegal):
+def batch_reset_nb(nchunks, s, seeds, params, obs, mask, cur, nlegal, ids):
     b = seeds.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        reset_range_nb(s, c * size, min(b, (c + 1) * size), seeds, params, obs, mask, cur, nlegal)
+        reset_range_nb(s, c * size, min(b, (c + 1) * size), seeds, params, obs, mask, cur, nlegal, ids)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_sample_nb(nchunks, s, mask, nlegal, out):
+def batch_sample_nb(nchunks, s, ids, nlegal, out):
     b = out.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        sample_range_nb(s, c * size, min(b, (c + 1) * size), mask, nlegal, out)
+        sample_range_nb(s, c * size, min(b, (c + 1) * size), ids, nlegal, out)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -74,6 +74,7 @@ class PalaceEnv(AECEnv):
         self._state = K.alloc_state(1, n, rules.num_cards)
         self._mask = np.zeros(K.N_ACTIONS, np.int8)
         self._zero_mask = np.zeros(K.N_ACTIONS, np.int8)
+        self._ids = np.zeros(K.N_ACTIONS, np.int16)  # legal ids, in the mask kernel's order
         self._obs_size = K.observation_size(n)
         obs_space = spaces.Dict(
             {
@@ -117,11 +118,11 @@ class PalaceEnv(AECEnv):
         self._dealt = True
         scenario = (options or {}).get("scenario")
         if scenario is None:
-            K.reset_one_nb(s, 0, game_seed, self._params, self._mask)
+            K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)
         else:
             palace_state.from_dict(s, 0, self.rules, scenario)
             s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))  # the scenario's random stream
-            K.legal_mask_nb(s, 0, self._params, self._mask)
+            K.legal_mask_nb(s, 0, self._params, self._mask, self._ids)
         self.agents = [a for i, a in enumerate(self.possible_agents) if not s.finished[0, i]]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -148,7 +149,7 @@ class PalaceEnv(AECEnv):
             return
         s = self._state
         a = _as_int(action)
-        if K.step_one_nb(s, 0, a, self._params, self._mask) < 0:
+        if K.step_one_nb(s, 0, a, self._params, self._mask, self._ids) < 0:
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:

@@ -1,0 +1,254 @@
+"""All throughput numbers in one run on one machine, printed and written to benchmarks/RESULTS.md.
+
+    pip install -e '.[bench]'          # the peers: open_spiel, rlcard (benchmark-only)
+    python -m benchmarks.run           # about 5 minutes on 2 cores; --quick for a smoke run
+
+Measures, with uniformly random legal actions everywhere:
+- the batched engine (VectorGame: sample_legal + step, observation and mask written every step) per ruleset, at
+  batch sizes 1 ... 65,536, on 1 thread and on all threads: steps/s and finished games/s;
+- the single AEC env (`shedders.env`, through PettingZoo's wrapper, with last() and observe() every step);
+- peers: OpenSpiel's crazy_eights (C++ stepped from Python, an observation tensor each step), RLCard's uno, and
+  PettingZoo's classic connect_four and texas_holdem AEC envs;
+- bytes of engine state per game, and cold (empty numba cache) / warm import + compile + first step time.
+Timing is noisy on a shared machine: each figure is the median of several timed rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numba
+import numpy as np
+
+import shedders
+from benchmarks.aec_env import startup_seconds
+
+RULESETS = ("core", "south_african", "house")
+BATCHES = (1, 16, 256, 4096, 65536)
+OUT = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def median_rate(fn, rounds: int) -> float:
+    return statistics.median(fn() for _ in range(rounds))
+
+
+def engine_rate(ruleset: str, batch: int, threads: int, min_steps: int, rounds: int) -> tuple[float, float]:
+    numba.set_num_threads(threads)
+    vg = shedders.VectorGame(ruleset, batch, 4, seed=0)
+    vg.reset()
+    for _ in range(max(3, 2000 // batch)):  # leave the setup phase behind, warm caches
+        vg.step(vg.sample_legal(), check=False)
+    iters = max(5, min_steps // batch)
+    rates = []
+    for _ in range(rounds):
+        games = 0
+        t = time.perf_counter()
+        for _ in range(iters):
+            vg.step(vg.sample_legal(), check=False)
+            games += int(np.count_nonzero(vg.final_plies))
+        dt = time.perf_counter() - t
+        rates.append((iters * batch / dt, games / dt))
+    rates.sort()
+    return rates[len(rates) // 2]
+
+
+def aec_rate(make_env, steps: int, seed: int = 0) -> float:
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    done = 0
+    t = time.perf_counter()
+    while done < steps:
+        if not env.agents:
+            env.reset()
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+        done += 1
+    return done / (time.perf_counter() - t)
+
+
+def openspiel_rate(steps: int, seed: int = 0) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("crazy_eights")
+    rng = np.random.default_rng(seed)
+    done = 0
+    state = game.new_initial_state()
+    t = time.perf_counter()
+    while done < steps:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            continue
+        state.observation_tensor(state.current_player())
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.integers(len(legal))])
+        done += 1
+    return done / (time.perf_counter() - t)
+
+
+def rlcard_rate(steps: int, seed: int = 0) -> float | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("uno", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    done = 0
+    state, _ = env.reset()
+    t = time.perf_counter()
+    while done < steps:
+        if env.is_over():
+            state, _ = env.reset()
+        legal = list(state["legal_actions"].keys())
+        state, _ = env.step(legal[rng.integers(len(legal))])
+        done += 1
+    return done / (time.perf_counter() - t)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"numba {numba.__version__}, {platform.system()} {platform.release()}"
+    )
+
+
+def fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:,.0f}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="tiny budgets (a smoke run); results not written")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    quick = args.quick
+    min_steps = 20_000 if quick else 400_000
+    aec_steps = 2_000 if quick else 40_000
+    rounds = 1 if quick else args.rounds
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Written by `python -m benchmarks.run` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.",
+        f"Machine: {machine()}.",
+        "All figures: uniformly random legal actions, median of "
+        f"{rounds} timed rounds, 4 players unless said.",
+        "",
+    ]
+
+    def say(line=""):
+        print(line, flush=True)
+        lines.append(line)
+
+    if not quick:
+        cold = startup_seconds(clear_cache=True)
+        warm = statistics.median(startup_seconds(clear_cache=False) for _ in range(3))
+        say("## Start-up: import + compile + first AEC step (`south_african`)")
+        say()
+        say(f"| cold (empty numba cache) | warm (cached) |\n|---|---|\n| {cold:.1f} s | {warm:.2f} s |")
+        say()
+        t = time.perf_counter()
+        code = "import shedders; v=shedders.VectorGame('core', 8, 4); v.reset(); v.step(v.sample_legal())"
+        subprocess.run([sys.executable, "-c", code], check=True)
+        say(f"Warm VectorGame start (new process, import + first step): {time.perf_counter() - t:.2f} s")
+        say()
+
+    say("## Batched engine (`VectorGame`): sample_legal + step, observation and mask written every step")
+    say()
+    say("| ruleset | batch | threads | steps/s | games/s |")
+    say("|---|---:|---:|---:|---:|")
+    best = {}
+    for ruleset in RULESETS:
+        for threads in sorted({1, all_threads}):
+            for batch in BATCHES:
+                sps, gps = engine_rate(ruleset, batch, threads, min_steps, rounds)
+                best[(ruleset, threads)] = max(best.get((ruleset, threads), 0), sps)
+                say(f"| {ruleset} | {batch:,} | {threads} | {sps:,.0f} | {gps:,.1f} |")
+    numba.set_num_threads(all_threads)
+    say()
+
+    say("## Single environments, one step at a time from Python")
+    say()
+    say("| environment | steps/s |")
+    say("|---|---:|")
+    aec = {}
+    for ruleset in RULESETS:
+        aec[ruleset] = median_rate(lambda: aec_rate(lambda: shedders.env(ruleset, 4), aec_steps), rounds)
+        say(f"| shedders `{ruleset}` AEC env (`shedders.env`) | {aec[ruleset]:,.0f} |")
+    peers = {}
+    peers["openspiel"] = median_rate(lambda: openspiel_rate(aec_steps), rounds) if _has("pyspiel") else None
+    say(f"| OpenSpiel `crazy_eights` (C++, observation tensor each step) | {fmt(peers['openspiel'])} |")
+    peers["rlcard"] = median_rate(lambda: rlcard_rate(aec_steps), rounds) if _has("rlcard") else None
+    say(f"| RLCard `uno` | {fmt(peers['rlcard'])} |")
+    from pettingzoo.classic import connect_four_v3, texas_holdem_v4
+
+    peers["connect_four"] = median_rate(lambda: aec_rate(connect_four_v3.env, aec_steps), rounds)
+    say(f"| PettingZoo `connect_four_v3.env()` | {peers['connect_four']:,.0f} |")
+    peers["texas_holdem"] = median_rate(lambda: aec_rate(texas_holdem_v4.env, aec_steps), rounds)
+    say(f"| PettingZoo `texas_holdem_v4.env()` | {peers['texas_holdem']:,.0f} |")
+    say()
+
+    say("## State size")
+    say()
+    say("| ruleset | players | bytes of engine state per game | + observation + mask buffers |")
+    say("|---|---:|---:|---:|")
+    for ruleset, n in (("core", 4), ("core", 5), ("south_african", 6)):
+        vg = shedders.VectorGame(ruleset, 16, n)
+        extra = vg.observation.shape[1] + vg.action_mask.shape[1] + 2 + n * 5 + 4
+        say(f"| {ruleset} | {n} | {vg.state_bytes_per_game} | {vg.state_bytes_per_game + extra} |")
+    say()
+
+    say("## Targets (issue 4)")
+    say()
+    say("| target | measured | ratio | met |")
+    say("|---|---|---:|---|")
+    if peers["openspiel"]:
+        for ruleset in RULESETS:
+            r = best[(ruleset, all_threads)] / peers["openspiel"]
+            say(f"| `{ruleset}` engine, {all_threads} threads, best batch >= 50x crazy_eights | "
+                f"{best[(ruleset, all_threads)]:,.0f} steps/s | {r:.1f}x | {'yes' if r >= 50 else 'no'} |")
+    for ruleset in RULESETS:
+        r = aec[ruleset] / peers["connect_four"]
+        say(f"| `{ruleset}` AEC env >= 2x connect_four env() | {aec[ruleset]:,.0f} steps/s | {r:.2f}x | "
+            f"{'yes' if r >= 2 else 'no'} |")
+    if not quick:
+        args.out.write_text("\n".join(lines) + "\n")
+        print(f"\nwrote {args.out}")
+
+
+def _has(module: str) -> bool:
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -130,6 +130,8 @@ class PalaceEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._rewards_dirty = False
+        self._n_out = int(s.n_out[0])
         self.agent_selection = self.possible_agents[s.actor[0]]
         if self.render_mode == "human":
             self.render()
@@ -152,24 +154,32 @@ class PalaceEnv(AECEnv):
         if K.step_one_nb(s, 0, a, self._params, self._mask, self._ids) < 0:
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = float(s.rewards[0, self._seat[a]])
-        if s.terminated[0]:
+        rewards = s.rewards[0]
+        if rewards.any():
             for a in self.agents:
-                self.terminations[a] = True
-            self.infos = {a: {"placing": self.placing()} for a in self.agents}
-            self.last_loser = self._loser()
-        elif s.truncated[0]:
+                r = float(rewards[self._seat[a]])
+                self.rewards[a] = r
+                self._cumulative_rewards[a] += r
+        elif self._rewards_dirty:
             for a in self.agents:
-                self.truncations[a] = True
+                self.rewards[a] = 0.0
+        self._rewards_dirty = bool(rewards.any())
+        if s.phase[0] == K.PH_OVER:
+            done = self.terminations if s.terminated[0] else self.truncations
+            for a in self.agents:
+                done[a] = True
+            if s.terminated[0]:
+                self.infos = {a: {"placing": self.placing()} for a in self.agents}
+                self.last_loser = self._loser()
+            self._deads_step_first()
         else:
-            for a in self.agents:
-                if s.finished[0, self._seat[a]]:
-                    self.terminations[a] = True
-        self._accumulate_rewards()
-        if s.phase[0] != K.PH_OVER:
             self.agent_selection = self.possible_agents[s.actor[0]]
-        self._deads_step_first()
+            if s.n_out[0] != self._n_out:  # somebody went out: terminated at once, stepped with None first
+                self._n_out = int(s.n_out[0])
+                for a in self.agents:
+                    if s.finished[0, self._seat[a]]:
+                        self.terminations[a] = True
+                self._deads_step_first()
         if self.render_mode == "human":
             self.render()
 
@@ -237,7 +247,17 @@ def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None
     return PalaceEnv(make_rules(ruleset, num_players, **kwargs), render_mode=render_mode)
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, with ``last()`` answered by the env itself: the inherited ``last()``
+    reads five attributes through the wrapper's ``__getattr__``, which cost more than the engine's step."""
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset")
+        return self.env.last(observe)
+
+
 def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
-    """The raw env behind PettingZoo's OrderEnforcingWrapper only: TerminateIllegalWrapper would end the game on a
+    """The raw env behind PettingZoo's order-enforcing wrapper only: TerminateIllegalWrapper would end the game on a
     masked action (shedders raises ValueError instead), and the other wrappers cost more than the step."""
-    return wrappers.OrderEnforcingWrapper(raw_env(ruleset, num_players, render_mode, **kwargs))
+    return OrderEnforcing(raw_env(ruleset, num_players, render_mode, **kwargs))

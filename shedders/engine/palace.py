@@ -152,7 +152,7 @@ def alloc_state(batch: int, num_players: int, capacity: int) -> PalaceState:
 # --------------------------------------------------------------------------------------------------------------
 # Random stream: splitmix64, one state per game.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def splitmix64_nb(x):
     z = x + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -160,7 +160,7 @@ def splitmix64_nb(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def rand_below_nb(s, g, n):
     """Uniform integer in [0, n) from game g's stream."""
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
@@ -171,7 +171,7 @@ def rand_below_nb(s, g, n):
 # --------------------------------------------------------------------------------------------------------------
 # Small queries.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_wild_nb(r, params):
     """seed 003 "Play equal or higher": a wild card (2, 5, 10, Joker) goes on anything, when its power is on."""
     if r == R2:
@@ -183,7 +183,7 @@ def is_wild_nb(r, params):
     return r == RJOKER
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_powered_nb(r, params):
     """A rank whose power is on in the ruleset; the others are plain cards (RULINGS: who starts)."""
     if r == R2:
@@ -203,7 +203,7 @@ def is_powered_nb(r, params):
     return r == RJOKER
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def pile_state_nb(s, g, params):
     """The pile's effective constraint: (rule, effective top rank or -1).
 
@@ -224,7 +224,7 @@ def pile_state_nb(s, g, params):
     return RULE_GE, top
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def run_len_nb(s, g):
     """How many cards of the top card's actual rank lie on top of the pile (a 5 counts as 5)."""
     n = np.int64(s.pile_len[g])
@@ -237,7 +237,7 @@ def run_len_nb(s, g):
     return k
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def can_beat_nb(r, rule, top, params):
     """seed 003 "Play equal or higher", "Under": may rank r go on the pile?"""
     if is_wild_nb(r, params):
@@ -249,13 +249,13 @@ def can_beat_nb(r, rule, top, params):
     return r >= top
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_answer_rank_nb(r):
     """RULINGS (nominate): the answer is a 2, 5, A or Joker, whatever the toggles say."""
     return r == R2 or r == R5 or r == RA or r == RJOKER
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def hand_count_nb(s, g, p):
     n = 0
     for r in range(R):
@@ -263,7 +263,7 @@ def hand_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def up_count_nb(s, g, p):
     n = 0
     for r in range(R):
@@ -271,7 +271,7 @@ def up_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def down_count_nb(s, g, p):
     n = 0
     for i in range(3):
@@ -280,7 +280,7 @@ def down_count_nb(s, g, p):
     return n
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def zone_nb(s, g, p):
     """RULINGS: hand first; face-up once hand and draw pile are empty; face-down once both are empty."""
     if hand_count_nb(s, g, p) > 0:
@@ -294,7 +294,7 @@ def zone_nb(s, g, p):
     return ZONE_NONE
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def zone_count_nb(s, g, p, zone, r):
     if zone == ZONE_HAND:
         return np.int64(s.hand[g, p, r])
@@ -303,7 +303,7 @@ def zone_count_nb(s, g, p, zone, r):
     return 0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def n_in_nb(s, g, params):
     n = 0
     for p in range(params[P_NPLAYERS]):
@@ -312,7 +312,7 @@ def n_in_nb(s, g, params):
     return n
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def advance_nb(s, g, seat, steps, params):
     """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.
 
@@ -332,7 +332,7 @@ def advance_nb(s, g, seat, steps, params):
 # --------------------------------------------------------------------------------------------------------------
 # Dealing.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def clear_game_nb(s, g, params):
     n = params[P_NPLAYERS]
     for p in range(n):
@@ -362,7 +362,7 @@ def clear_game_nb(s, g, params):
     s.truncated[g] = False
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def deal_nb(s, g, seed, params):
     """seed 003 "Setup": shuffle, deal 3 mystery, 3 table-top, 3 hole cards each; the rest is the draw pile."""
     clear_game_nb(s, g, params)
@@ -403,7 +403,7 @@ def deal_nb(s, g, seed, params):
         start_play_nb(s, g, params)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def start_play_nb(s, g, params):
     """seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise."""
     n = params[P_NPLAYERS]
@@ -431,14 +431,14 @@ def start_play_nb(s, g, params):
 # --------------------------------------------------------------------------------------------------------------
 # Legal actions.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def can_counter_nb(s, g, p):
     """RULINGS (Joker): a counter comes from the zone the player may play; face-down Jokers cannot counter."""
     z = zone_nb(s, g, p)
     return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, ONE * RJOKER) > 0
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@nb.njit(cache=True, _nrt=False, inline="always", error_model="numpy")
 def add_nb(mask, ids, n, a):
     """Mark action a legal: its mask bit, and its id as the n-th legal one; returns n + 1."""
     mask[a] = 1
@@ -446,7 +446,7 @@ def add_nb(mask, ids, n, a):
     return n + 1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def legal_mask_nb(s, g, params, mask, ids):
     """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of
     ``ids`` (int16, N_ACTIONS), their ids; returns how many are legal."""
@@ -507,7 +507,7 @@ def legal_mask_nb(s, g, params, mask, ids):
 # --------------------------------------------------------------------------------------------------------------
 # Moving cards.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def draw_one_nb(s, g, p):
     if s.deck_len[g] == 0:
         return False
@@ -516,14 +516,14 @@ def draw_one_nb(s, g, p):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def draw_to_three_nb(s, g, p):
     """seed 003 "Draw to three": while the draw pile lasts, draw back up to 3 hole cards; never above."""
     while hand_count_nb(s, g, p) < HAND_TARGET and draw_one_nb(s, g, p):
         pass
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def pickup_nb(s, g, p):
     """Take the whole pile into the hand; its cards become publicly known (RULINGS: public knowledge)."""
     for i in range(s.pile_len[g]):
@@ -533,7 +533,7 @@ def pickup_nb(s, g, p):
     s.pile_len[g] = 0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def burn_nb(s, g):
     """seed 003 "Burn": the pile leaves the game."""
     for i in range(s.pile_len[g]):
@@ -541,7 +541,7 @@ def burn_nb(s, g):
     s.pile_len[g] = 0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def push_nb(s, g, r, k, p):
     for _ in range(k):
         s.pile[g, s.pile_len[g]] = r
@@ -549,12 +549,12 @@ def push_nb(s, g, r, k, p):
         s.pile_len[g] += 1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def has_cards_nb(s, g, p):
     return hand_count_nb(s, g, p) + up_count_nb(s, g, p) + down_count_nb(s, g, p) > 0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def go_out_nb(s, g, p, params):
     """seed 003 "Last one holding cards loses": a player with no cards is out; the last one left loses.
 
@@ -580,7 +580,7 @@ def go_out_nb(s, g, p, params):
 # --------------------------------------------------------------------------------------------------------------
 # Windows: the Joker standoff.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def open_joker_window_nb(s, g, victim, params):
     """seed 003 "Joker": the victim eats unless someone counters; ask the players in turn from the victim.
 
@@ -592,7 +592,7 @@ def open_joker_window_nb(s, g, victim, params):
     continue_joker_window_nb(s, g, params)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def continue_joker_window_nb(s, g, params):
     n = params[P_NPLAYERS]
     owner = np.int64(s.pile_by[g, s.pile_len[g] - 1])
@@ -613,7 +613,7 @@ def continue_joker_window_nb(s, g, params):
 # --------------------------------------------------------------------------------------------------------------
 # Applying a play.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def resolve_play_nb(s, g, p, r, k, params):
     """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
     the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker)."""
@@ -675,7 +675,7 @@ def resolve_play_nb(s, g, p, r, k, params):
     s.actor[g] = nxt
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def end_turn_after_pickup_nb(s, g, p, params):
     nxt = advance_nb(s, g, p, ONE, params)
     s.phase[g] = PH_PLAY
@@ -684,7 +684,7 @@ def end_turn_after_pickup_nb(s, g, p, params):
     s.target[g] = -1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def remove_from_zone_nb(s, g, p, zone, r, k):
     if zone == ZONE_HAND:
         s.hand[g, p, r] -= k
@@ -694,7 +694,7 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
         s.face_up[g, p, r] -= k
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def flip_nb(s, g, p, params):
     """seed 003 "Mystery cards are blind": if it beats the pile it plays; else pick up the pile with it."""
     slot = 0
@@ -715,7 +715,7 @@ def flip_nb(s, g, p, params):
         end_turn_after_pickup_nb(s, g, p, params)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def apply_nb(s, g, action, params):
     """Apply one legal action of game g's actor and resolve everything automatic up to the next decision."""
     ph = s.phase[g]
@@ -775,7 +775,7 @@ def apply_nb(s, g, action, params):
     truncate_check_nb(s, g, params)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def truncate_check_nb(s, g, params):
     """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got."""
     if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
@@ -818,7 +818,7 @@ def observation_size(num_players: int) -> int:
     return sum(size for _, size, _ in observation_layout(num_players))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def observe_nb(s, g, viewer, params, obs):
     """Write what seat ``viewer`` may know of game g into ``obs`` (int8), following observation_layout."""
     n = params[P_NPLAYERS]
@@ -897,7 +897,7 @@ def observe_nb(s, g, viewer, params, obs):
 # --------------------------------------------------------------------------------------------------------------
 # Batch-of-one entry points (the AEC env) and batched entry points.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def reset_one_nb(s, g, seed, params, mask, ids):
     """Deal game g and write its mask. ``g`` comes from the caller, never as a literal: numba compiles a separate
     specialization of every helper for a literal argument, which doubles the cold compile."""
@@ -905,7 +905,7 @@ def reset_one_nb(s, g, seed, params, mask, ids):
     return legal_mask_nb(s, g, params, mask, ids)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def step_one_nb(s, g, action, params, mask, ids):
     """Check against ``mask`` (game 0's current mask), apply and re-mask. Returns -1, and changes nothing, when
     ``action`` is not legal."""
@@ -915,7 +915,7 @@ def step_one_nb(s, g, action, params, mask, ids):
     return legal_mask_nb(s, g, params, mask, ids)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def sample_legal_nb(s, g, ids, n):
     """A uniformly random legal action of game g from its own stream, given the legal ids and their number as
     legal_mask_nb wrote them."""
@@ -924,7 +924,7 @@ def sample_legal_nb(s, g, ids, n):
     return np.int64(ids[rand_below_nb(s, g, n)])
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def losers_tax_nb(s, g, loser, winner, params):
     """house "Loser's tax": the last loser's best hand card is swapped with the last winner's worst hand card.
 
@@ -961,14 +961,14 @@ def losers_tax_nb(s, g, loser, winner, params):
 # --------------------------------------------------------------------------------------------------------------
 # The batched engine (VectorGame): one prange loop over the batch; every game may be at its own phase and seat.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def next_game_seed_nb(s, g):
     """The seed of game g's next deal, drawn from its own stream (auto-reset, and the AEC env's reset())."""
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
     return splitmix64_nb(s.rng[g])
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def write_view_nb(s, g, params, obs, mask, cur, nlegal, ids):
     """The acting seat's observation, mask, legal ids and their number, and the acting seat, of game g."""
     nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
@@ -979,7 +979,7 @@ def write_view_nb(s, g, params, obs, mask, cur, nlegal, ids):
         obs[g, :] = 0  # a game over, left for redeal_finished()
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def first_illegal_nb(mask, actions):
     """Index of the first game whose action is masked (-1 skips a game), or -1 when all are legal."""
     for g in range(actions.shape[0]):
@@ -991,7 +991,7 @@ def first_illegal_nb(mask, actions):
     return -1
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated, final_placing,
                   final_plies, autoreset):
     """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
@@ -1027,14 +1027,14 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewar
         write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal, ids):
     for g in range(lo, hi):
         deal_nb(s, g, seeds[g], params)
         write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def redeal_over_nb(s, params, obs, mask, cur, nlegal, ids):
     """Deal the next game, from its own stream, in every game that is over (VectorGame with autoreset off)."""
     n = 0
@@ -1046,14 +1046,14 @@ def redeal_over_nb(s, params, obs, mask, cur, nlegal, ids):
     return n
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def sample_range_nb(s, lo, hi, ids, nlegal, out):
     """A uniformly random legal action per game, each from the game's own stream."""
     for g in range(lo, hi):
         out[g] = sample_legal_nb(s, g, ids[g], np.int64(nlegal[g]))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def observe_range_nb(s, lo, hi, seats, params, obs):
     """Observation of game g from seat seats[g] (any seat, not only the actor)."""
     for g in range(lo, hi):

@@ -40,24 +40,34 @@ def median_rate(fn, rounds: int) -> float:
     return statistics.median(fn() for _ in range(rounds))
 
 
-def engine_rate(ruleset: str, batch: int, threads: int, min_steps: int, rounds: int) -> tuple[float, float]:
+def mean_game_length(ruleset: str) -> float:
+    """Mean decisions per game under random legal play, from 256 games run until 2,000 of them have ended."""
+    vg = shedders.VectorGame(ruleset, 256, 4, seed=1)
+    vg.reset()
+    lengths: list[int] = []
+    while len(lengths) < 2000:
+        vg.step(vg.sample_legal(), check=False)
+        lengths += vg.final_plies[vg.final_plies > 0].tolist()
+    return float(np.mean(lengths))
+
+
+def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: int) -> float:
+    """Median steps/s of sample_legal + step over ``rounds`` rounds of about ``seconds`` each."""
     numba.set_num_threads(threads)
     vg = shedders.VectorGame(ruleset, batch, 4, seed=0)
     vg.reset()
     for _ in range(max(3, 2000 // batch)):  # leave the setup phase behind, warm caches
         vg.step(vg.sample_legal(), check=False)
-    iters = max(5, min_steps // batch)
+    t = time.perf_counter()
+    vg.step(vg.sample_legal(), check=False)
+    iters = max(3, int(seconds / max(time.perf_counter() - t, 1e-7)))
     rates = []
     for _ in range(rounds):
-        games = 0
         t = time.perf_counter()
         for _ in range(iters):
             vg.step(vg.sample_legal(), check=False)
-            games += int(np.count_nonzero(vg.final_plies))
-        dt = time.perf_counter() - t
-        rates.append((iters * batch / dt, games / dt))
-    rates.sort()
-    return rates[len(rates) // 2]
+        rates.append(iters * batch / (time.perf_counter() - t))
+    return statistics.median(rates)
 
 
 def aec_rate(make_env, steps: int, seed: int = 0) -> float:
@@ -148,7 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     quick = args.quick
-    min_steps = 20_000 if quick else 400_000
+    seconds = 0.05 if quick else 1.0
     aec_steps = 2_000 if quick else 40_000
     rounds = 1 if quick else args.rounds
     all_threads = numba.config.NUMBA_NUM_THREADS
@@ -169,27 +179,35 @@ def main(argv: list[str] | None = None) -> None:
     if not quick:
         cold = startup_seconds(clear_cache=True)
         warm = statistics.median(startup_seconds(clear_cache=False) for _ in range(3))
-        say("## Start-up: import + compile + first AEC step (`south_african`)")
-        say()
-        say(f"| cold (empty numba cache) | warm (cached) |\n|---|---|\n| {cold:.1f} s | {warm:.2f} s |")
-        say()
-        t = time.perf_counter()
         code = "import shedders; v=shedders.VectorGame('core', 8, 4); v.reset(); v.step(v.sample_legal())"
-        subprocess.run([sys.executable, "-c", code], check=True)
-        say(f"Warm VectorGame start (new process, import + first step): {time.perf_counter() - t:.2f} s")
+        vector_starts = []
+        for _ in range(4):  # the first run compiles the batched kernels into the cache
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            vector_starts.append(time.perf_counter() - t)
+        say("## Start-up: import + compile + first step, in a new process")
+        say()
+        say("| | cold (empty numba cache) | warm (cached) |")
+        say("|---|---:|---:|")
+        say(f"| AEC env (`south_african`) | {cold:.1f} s | {warm:.2f} s |")
+        say(f"| VectorGame (`core`), after the AEC kernels are cached | {vector_starts[0]:.1f} s | "
+            f"{statistics.median(vector_starts[1:]):.2f} s |")
         say()
 
     say("## Batched engine (`VectorGame`): sample_legal + step, observation and mask written every step")
     say()
-    say("| ruleset | batch | threads | steps/s | games/s |")
-    say("|---|---:|---:|---:|---:|")
+    say("games/s = steps/s / mean game length (random legal play, 4 players).")
+    say()
+    say("| ruleset | mean length | batch | threads | steps/s | games/s |")
+    say("|---|---:|---:|---:|---:|---:|")
     best = {}
     for ruleset in RULESETS:
+        length = mean_game_length(ruleset)
         for threads in sorted({1, all_threads}):
             for batch in BATCHES:
-                sps, gps = engine_rate(ruleset, batch, threads, min_steps, rounds)
+                sps = engine_rate(ruleset, batch, threads, seconds, rounds)
                 best[(ruleset, threads)] = max(best.get((ruleset, threads), 0), sps)
-                say(f"| {ruleset} | {batch:,} | {threads} | {sps:,.0f} | {gps:,.1f} |")
+                say(f"| {ruleset} | {length:,.0f} | {batch:,} | {threads} | {sps:,.0f} | {sps / length:,.1f} |")
     numba.set_num_threads(all_threads)
     say()
 

@@ -446,7 +446,7 @@ def add_nb(mask, ids, n, a):
     return n + 1
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def legal_mask_nb(s, g, params, mask, ids):
     """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of
     ``ids`` (int16, N_ACTIONS), their ids; returns how many are legal."""
@@ -613,7 +613,7 @@ def continue_joker_window_nb(s, g, params):
 # --------------------------------------------------------------------------------------------------------------
 # Applying a play.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def resolve_play_nb(s, g, p, r, k, params):
     """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
     the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker)."""
@@ -694,7 +694,7 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
         s.face_up[g, p, r] -= k
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def flip_nb(s, g, p, params):
     """seed 003 "Mystery cards are blind": if it beats the pile it plays; else pick up the pile with it."""
     slot = 0
@@ -715,7 +715,7 @@ def flip_nb(s, g, p, params):
         end_turn_after_pickup_nb(s, g, p, params)
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def apply_nb(s, g, action, params):
     """Apply one legal action of game g's actor and resolve everything automatic up to the next decision."""
     ph = s.phase[g]
@@ -818,7 +818,7 @@ def observation_size(num_players: int) -> int:
     return sum(size for _, size, _ in observation_layout(num_players))
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def observe_nb(s, g, viewer, params, obs):
     """Write what seat ``viewer`` may know of game g into ``obs`` (int8), following observation_layout."""
     n = params[P_NPLAYERS]
@@ -968,7 +968,7 @@ def next_game_seed_nb(s, g):
     return splitmix64_nb(s.rng[g])
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def write_view_nb(s, g, params, obs, mask, cur, nlegal, ids):
     """The acting seat's observation, mask, legal ids and their number, and the acting seat, of game g."""
     nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])

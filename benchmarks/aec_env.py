@@ -26,10 +26,9 @@ STARTUP = (
 )
 
 
-def steps_per_second(ruleset: str, num_players: int, steps: int, seed: int) -> float:
-    import shedders
-
-    env = shedders.env(ruleset, num_players)
+def aec_rate(make_env, steps: int, seed: int = 0) -> float:
+    """Steps/s of a PettingZoo AEC env made by ``make_env()``, random legal actions, last() every step."""
+    env = make_env()
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     done = 0
@@ -45,6 +44,12 @@ def steps_per_second(ruleset: str, num_players: int, steps: int, seed: int) -> f
             env.step(int(legal[rng.integers(len(legal))]))
         done += 1
     return done / (time.perf_counter() - t)
+
+
+def steps_per_second(ruleset: str, num_players: int, steps: int, seed: int) -> float:
+    import shedders
+
+    return aec_rate(lambda: shedders.env(ruleset, num_players), steps, seed)
 
 
 def startup_seconds(clear_cache: bool) -> float:

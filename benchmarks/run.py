@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 import shedders
-from benchmarks.aec_env import startup_seconds
+from benchmarks.aec_env import aec_rate, startup_seconds
 
 RULESETS = ("core", "south_african", "house")
 BATCHES = (1, 16, 256, 4096, 65536)
@@ -68,25 +68,6 @@ def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: 
             vg.step(vg.sample_legal(), check=False)
         rates.append(iters * batch / (time.perf_counter() - t))
     return statistics.median(rates)
-
-
-def aec_rate(make_env, steps: int, seed: int = 0) -> float:
-    env = make_env()
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    done = 0
-    t = time.perf_counter()
-    while done < steps:
-        if not env.agents:
-            env.reset()
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-        else:
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-        done += 1
-    return done / (time.perf_counter() - t)
 
 
 def openspiel_rate(steps: int, seed: int = 0) -> float | None:

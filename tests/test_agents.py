@@ -1,0 +1,83 @@
+"""Agents: only legal actions, reproducible from a seed, greedy beats random, the AEC adapter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import agents
+import shedders
+
+CONFIGS = [("core", 2), ("core", 5), ("south_african", 3), ("south_african", 6), ("house", 4)]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(CONFIGS), st.sampled_from(sorted(agents.REGISTRY)), st.integers(0, 2**31 - 1))
+def test_agents_only_ever_choose_legal_actions(config, name, seed):
+    ruleset, n = config
+    vg = shedders.VectorGame(ruleset, 64, n, seed=seed)
+    vg.reset()
+    agent = agents.make(name, ruleset, n, seed=seed)
+    for _ in range(300):  # states reached by the agent itself, every phase included
+        a = agent.act(vg.observation, vg.action_mask)
+        assert np.all(vg.action_mask[np.arange(64), a] == 1)
+        vg.step(a)
+
+
+def test_random_agent_is_reproducible_from_its_seed():
+    vg = shedders.VectorGame("core", 32, 4, seed=1)
+    vg.reset()
+    a1 = agents.make("random", "core", 4, seed=5).act(vg.observation, vg.action_mask)
+    a2 = agents.make("random", "core", 4, seed=5).act(vg.observation, vg.action_mask)
+    assert np.array_equal(a1, a2)
+
+
+@pytest.mark.parametrize("ruleset", ["core", "south_african"])
+def test_greedy_is_the_shithead_less_often_than_random(ruleset):
+    n = 4
+    vg = shedders.VectorGame(ruleset, 256, n, seed=3)
+    vg.reset()
+    greedy, rnd = agents.make("greedy", ruleset, n, seed=0), agents.make("random", ruleset, n, seed=0)
+    seat = np.arange(256) % n  # greedy's seat, rotated over the batch
+    losses = ends = 0
+    for _ in range(6000):
+        a = np.where(vg.current_player == seat, greedy.act(vg.observation, vg.action_mask),
+                     rnd.act(vg.observation, vg.action_mask))
+        vg.step(a)
+        done = np.flatnonzero(vg.terminated)
+        losses += int(np.sum(vg.final_placing[done, -1] == seat[done]))
+        ends += len(done)
+    assert ends > 200
+    assert losses / ends < 0.5 / n  # random alone would lose 1/n of games
+
+
+def test_greedy_prefers_the_lowest_plain_rank_with_every_copy_and_keeps_wilds():
+    from conftest import P, make
+
+    env = make(players=[P("2 6 6 9 10"), P("K")], pile="4")
+    agent = agents.make("greedy", "core", 2)
+    assert env.action_names[agents.as_aec_policy(agent)(env, "player_0")] == "play 2x6"
+    env = make(players=[P("2 10 5 3"), P("K")], pile="J")
+    assert env.action_names[agents.as_aec_policy(agent)(env, "player_0")] == "play 1x5"
+    env = make(players=[P("3 4"), P("K")], pile="J")
+    assert env.action_names[agents.as_aec_policy(agent)(env, "player_0")] == "pickup"
+
+
+def test_as_aec_policy_plays_a_whole_game():
+    env = shedders.env("south_african", 3)
+    env.reset(seed=2)
+    policy = agents.as_aec_policy(agents.make("greedy", "south_african", 3, seed=0))
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else policy(env, agent))
+    assert env.unwrapped.state_dict()["phase"] == "over"
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="unknown agent 'alphago'"):
+        agents.make("alphago")
+    agent = agents.make("random")
+    with pytest.raises(ValueError, match="at least one legal action"):
+        agent.act(np.zeros((1, 10), np.int8), np.zeros((1, 319), np.int8))

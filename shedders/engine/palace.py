@@ -992,10 +992,13 @@ def first_illegal_nb(mask, actions):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated, final_placing,
-                  final_plies, autoreset):
+def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated,
+                  final_placing, final_plies, autoreset):
     """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
-    length, then (with ``autoreset``) deal again from their own stream."""
+    length, then (with ``autoreset``) deal again from their own stream.
+
+    Three passes (apply, masks, observations) rather than one: the fused loop body was too large for the
+    instruction cache, and the split ran about 25% faster in an interleaved A/B."""
     n = params[P_NPLAYERS]
     for g in range(lo, hi):
         for q in range(n):
@@ -1024,7 +1027,14 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewar
             final_plies[g] = s.plies[g]
             if autoreset:
                 deal_nb(s, g, next_game_seed_nb(s, g), params)
-        write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
+    for g in range(lo, hi):
+        nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
+        cur[g] = s.actor[g]
+    for g in range(lo, hi):
+        if s.actor[g] >= 0:
+            observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+        else:
+            obs[g, :] = 0  # a game over, left for redeal_finished()
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

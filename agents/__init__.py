@@ -3,18 +3,20 @@
     import agents
     agent = agents.make("greedy", ruleset="core", num_players=4, seed=0)
 
-Available now: ``random``, ``greedy``. The expert, search, oracle and PPO agents arrive with their issues.
+Available now: ``random``, ``greedy`` and ``expert`` (the seed-003 family). Search, oracle and PPO agents, and the
+og / fatality / omg experts, arrive with their issues.
 """
 
 from __future__ import annotations
 
 from agents.base import Agent, as_aec_policy, check_batch
+from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 
-REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent}
+REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent}
 
-__all__ = ["Agent", "GreedyAgent", "RandomAgent", "REGISTRY", "as_aec_policy", "check_batch", "make"]
+__all__ = ["Agent", "ExpertAgent", "GreedyAgent", "RandomAgent", "REGISTRY", "as_aec_policy", "check_batch", "make"]
 
 
 def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:

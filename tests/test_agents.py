@@ -34,23 +34,30 @@ def test_random_agent_is_reproducible_from_its_seed():
     assert np.array_equal(a1, a2)
 
 
-@pytest.mark.parametrize("ruleset", ["core", "south_african"])
-def test_greedy_is_the_shithead_less_often_than_random(ruleset):
-    n = 4
-    vg = shedders.VectorGame(ruleset, 256, n, seed=3)
+def shithead_rate(ruleset, hero, field, steps, seed, n=4, batch=256):
+    """(losses / games ended, games ended) for agent ``hero`` against ``n - 1`` copies of ``field``, the hero's
+    seat rotated over the batch so that no seat is favoured."""
+    vg = shedders.VectorGame(ruleset, batch, n, seed=seed)
     vg.reset()
-    greedy, rnd = agents.make("greedy", ruleset, n, seed=0), agents.make("random", ruleset, n, seed=0)
-    seat = np.arange(256) % n  # greedy's seat, rotated over the batch
+    seat = np.arange(batch) % n
     losses = ends = 0
-    for _ in range(6000):
-        a = np.where(vg.current_player == seat, greedy.act(vg.observation, vg.action_mask),
-                     rnd.act(vg.observation, vg.action_mask))
+    for _ in range(steps):
+        a = np.where(vg.current_player == seat, hero.act(vg.observation, vg.action_mask),
+                     field.act(vg.observation, vg.action_mask))
         vg.step(a)
         done = np.flatnonzero(vg.terminated)
         losses += int(np.sum(vg.final_placing[done, -1] == seat[done]))
         ends += len(done)
+    return losses / max(ends, 1), ends
+
+
+@pytest.mark.parametrize("ruleset", ["core", "south_african"])
+def test_greedy_is_the_shithead_less_often_than_random(ruleset):
+    n = 4
+    greedy, rnd = agents.make("greedy", ruleset, n, seed=0), agents.make("random", ruleset, n, seed=0)
+    rate, ends = shithead_rate(ruleset, greedy, rnd, steps=6000, seed=3, n=n)
     assert ends > 200
-    assert losses / ends < 0.5 / n  # random alone would lose 1/n of games
+    assert rate < 0.5 / n  # random alone would lose 1/n of games
 
 
 def test_greedy_prefers_the_lowest_plain_rank_with_every_copy_and_keeps_wilds():
@@ -85,20 +92,10 @@ def test_bad_input():
 
 def test_expert_is_the_shithead_less_often_than_greedy_in_core():
     n = 4
-    vg = shedders.VectorGame("core", 256, n, seed=11)
-    vg.reset()
     expert, greedy = agents.make("expert", "core", n, seed=0), agents.make("greedy", "core", n, seed=1)
-    seat = np.arange(256) % n  # the expert's seat, rotated over the batch
-    losses = ends = 0
-    for _ in range(4000):
-        a = np.where(vg.current_player == seat, expert.act(vg.observation, vg.action_mask),
-                     greedy.act(vg.observation, vg.action_mask))
-        vg.step(a)
-        done = np.flatnonzero(vg.terminated)
-        losses += int(np.sum(vg.final_placing[done, -1] == seat[done]))
-        ends += len(done)
+    rate, ends = shithead_rate("core", expert, greedy, steps=4000, seed=11, n=n)
     assert ends > 3000
-    assert losses / ends < 0.22  # measured about 0.18; a greedy copy would lose 1/4
+    assert rate < 0.22  # measured about 0.18; a greedy copy would lose 1/4
 
 
 def test_expert_swaps_its_best_hand_card_for_its_worst_face_up_card():

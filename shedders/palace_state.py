@@ -12,9 +12,21 @@ Keys beyond the contract's (all optional when loading, always written by :func:`
 - ``plies``: decisions made so far (the ply cap counts them).
 - ``players[i]["known"]``: hand cards everyone knows the player holds (picked up, not yet played).
 
-Phases: ``"setup"`` (swapping; seats before ``current_player`` are done), ``"play"`` (a turn), ``"nominate"``
-(the ace player names a victim), ``"answer"`` (the nominee answers or eats), ``"counter"`` (a player may counter
-a Joker or pass), ``"eat"`` (the Joker's victim must pick up), ``"over"``.
+og and fatality add (written by :func:`to_dict` for those rulesets only):
+
+- ``sneak_rank``, ``sneak_by``: in an og sneak window, the rank that may be sneaked and the seat that played it
+  (never asked); ``ask``, ``ask_left`` as for a Joker window (derived when left out).
+- ``resume_player``, ``resume_phase``: og, who decides and in which phase (``"play"`` or ``"eat"``) when the
+  sneak window closes; default: ``turn`` and ``"play"``.
+- ``out_of_turn``: og, True while a sneaker opens a fresh pile out of turn.
+- ``last_play``: the rank of the last play, as it stood for (None before the first).
+- pile cards ``"JOKER:9"`` and ``"3:9"``: fatality's named Jokers and 3s standing for the top's rank.
+
+Phases: ``"setup"`` (swapping, or og's cover pick; seats before ``current_player`` are done), ``"play"`` (a turn),
+``"nominate"`` (the ace player names a victim), ``"answer"`` (the nominee answers or eats), ``"counter"`` (a
+player may counter a Joker or pass), ``"eat"`` (the Joker's victim, or in og the player after a 3, must pick up),
+``"sneak"`` (og: an out-of-turn offer to sneak), ``"name"`` (fatality: name a Joker flipped blind), ``"open"``
+(og: the opening play of the start rank), ``"over"``.
 """
 
 from __future__ import annotations
@@ -101,7 +113,17 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     pile_cards = sc.get("pile", [])
     if not isinstance(pile_cards, (list, tuple)):
         raise ValueError("pile must be a list of cards")
-    pile = [_rank(c, "pile") for c in pile_cards]
+    pile, pile_as = [], []
+    for c in pile_cards:
+        if isinstance(c, str) and ":" in c:
+            real, named = c.split(":", 1)
+            r, a = _rank(real, "pile"), _rank(named, "pile")
+            if rules.family != K.FAM_FAT or r not in (K.R3, K.RJOKER) or a == K.RJOKER:
+                raise ValueError(f"pile card {c!r}: only fatality's JOKER or 3 may stand for a rank 2..A")
+        else:
+            r = a = _rank(c, "pile")
+        pile.append(r)
+        pile_as.append(a)
     deck = [_rank(c, "deck") for c in sc.get("deck", [])]
     out = _counts(sc.get("out_of_play", []), "out_of_play")
     for r in pile + deck:
@@ -137,14 +159,33 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         raise ValueError(f"plies must be in 0..{rules.ply_cap - 1}, got {plies!r}")
 
     # Phase-specific checks: an impossible phase is refused.
-    top_joker = bool(pile) and pile[-1] == K.RJOKER
-    if phase == K.PH_SETUP and not rules.swap_phase:
+    og, fat = rules.family == K.FAM_OG, rules.family == K.FAM_FAT
+    top_joker = bool(pile) and pile_as[-1] == K.RJOKER
+    if phase == K.PH_SETUP and not rules.swap_phase and not og:
         raise ValueError("phase 'setup' needs the swap phase (rule swap_phase)")
+    if phase in (K.PH_SNEAK, K.PH_OPEN) and not og:
+        raise ValueError(f"phase {phase_name!r} is og's only")
+    if phase == K.PH_NAME and not (fat and top_joker):
+        raise ValueError("phase 'name' is fatality's, with an unnamed JOKER on top of the pile")
+    win_rank = win_by = -1
+    if phase == K.PH_SNEAK:
+        win_rank = _rank(sc.get("sneak_rank"), "sneak_rank")
+        win_by = _seat(sc.get("sneak_by"), n, "sneak_by")
+        if win_by == cur:
+            raise ValueError("sneak_by never sneaks on its own play")
+        if hands[cur][win_rank] == 0:
+            raise ValueError(f"phase 'sneak': player {cur} holds no {K.RANK_NAMES[win_rank]} to sneak")
+    resume = turn if sc.get("resume_player") is None else _seat(sc.get("resume_player"), n, "resume_player")
+    resume_phase = sc.get("resume_phase", "play")
+    if resume_phase not in ("play", "eat"):
+        raise ValueError(f"resume_phase must be 'play' or 'eat', got {resume_phase!r}")
+    last_play = sc.get("last_play")
+    last_rank = -1 if last_play is None else _rank(last_play, "last_play")
     if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not rules.nominate_a:
         raise ValueError(f"phase {phase_name!r} needs the nominate_a rule")
     if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not (pile and pile[-1] == K.RA):
         raise ValueError(f"phase {phase_name!r} needs an ace on top of the pile")
-    if phase in (K.PH_COUNTER, K.PH_EAT) and not top_joker:
+    if phase == K.PH_COUNTER and not top_joker or phase == K.PH_EAT and not (top_joker or og):
         raise ValueError(f"phase {phase_name!r} needs a Joker on top of the pile")
     if phase == K.PH_PLAY and top_joker:
         raise ValueError("a Joker on top of the pile opens a window: use phase 'counter' or 'eat'")
@@ -169,6 +210,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         s.placing[g, j] = seat
     s.n_out[g] = len(placing)
     s.pile[g, : len(pile)] = pile
+    s.pile_as[g, : len(pile)] = pile_as
     s.pile_by[g, : len(pile)] = pile_by
     s.pile_len[g] = len(pile)
     s.deck[g, : len(deck)] = deck[::-1]  # the next card is drawn from the end
@@ -180,6 +222,20 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     s.direction[g] = direction
     s.target[g] = target
     s.plies[g] = plies
+    s.win_rank[g] = win_rank
+    s.win_by[g] = win_by
+    s.resume[g] = resume
+    s.resume_phase[g] = PHASE_INDEX[resume_phase]
+    s.oot[g] = bool(sc.get("out_of_turn", False))
+    s.last_rank[g] = last_rank
+    if phase == K.PH_SNEAK:
+        if "ask" in sc or "ask_left" in sc:
+            s.ask[g] = _seat(sc.get("ask"), n, "ask")
+            s.ask_left[g] = int(sc.get("ask_left", 0))
+        else:  # the window goes once round from the left of sneak_by; cur was asked just now
+            j = (cur - win_by) % n
+            s.ask[g] = (cur + 1) % n
+            s.ask_left[g] = n - 1 - j
     if phase == K.PH_COUNTER:
         if "ask" in sc or "ask_left" in sc:
             s.ask[g] = _seat(sc.get("ask"), n, "ask")
@@ -218,7 +274,7 @@ def to_dict(s: K.PalaceState, g: int, rules: PalaceRules) -> dict:
         "direction": int(s.direction[g]),
         "phase": phase,
         "players": players,
-        "pile": [K.RANK_NAMES[r] for r in s.pile[g, : s.pile_len[g]]],
+        "pile": [_pile_name(r, a) for r, a in zip(s.pile[g, : s.pile_len[g]], s.pile_as[g, : s.pile_len[g]])],
         "pile_by": [int(b) for b in s.pile_by[g, : s.pile_len[g]]],
         "deck": [K.RANK_NAMES[r] for r in s.deck[g, : s.deck_len[g]][::-1]],
         "out_of_play": _names(s.out[g]),
@@ -226,7 +282,18 @@ def to_dict(s: K.PalaceState, g: int, rules: PalaceRules) -> dict:
         "target": None if s.target[g] < 0 else int(s.target[g]),
         "plies": int(s.plies[g]),
     }
-    if phase == "counter":
+    if phase in ("counter", "sneak"):
         d["ask"] = int(s.ask[g])
         d["ask_left"] = int(s.ask_left[g])
+    d["last_play"] = None if s.last_rank[g] < 0 else K.RANK_NAMES[s.last_rank[g]]
+    if rules.family == K.FAM_OG:
+        d["sneak_rank"] = None if s.win_rank[g] < 0 else K.RANK_NAMES[s.win_rank[g]]
+        d["sneak_by"] = None if s.win_by[g] < 0 else int(s.win_by[g])
+        d["resume_player"] = None if over or s.resume[g] < 0 else int(s.resume[g])
+        d["resume_phase"] = K.PHASE_NAMES[s.resume_phase[g]]
+        d["out_of_turn"] = bool(s.oot[g])
     return d
+
+
+def _pile_name(r: int, a: int) -> str:
+    return K.RANK_NAMES[r] if r == a else f"{K.RANK_NAMES[r]}:{K.RANK_NAMES[a]}"

@@ -13,7 +13,7 @@ import numpy as np
 from shedders.engine import palace as K
 
 RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
-IMPLEMENTED = ("core", "south_african", "house")
+IMPLEMENTED = ("og", "fatality", "core", "south_african", "house")
 HOUSE_BASES = ("core", "south_african")
 
 #: Toggles a ``house`` table may set through ``rules=``. The first nine are seed 003's special cards, then
@@ -35,13 +35,20 @@ HOUSE_TOGGLES = (
     "swap_phase",
 )
 
-PLAYER_RANGE = {"core": (2, 5), "south_african": (2, 6)}
+#: fatality's starred tabletop rules (seed 002: "Some actions are not possible in the online version"), each on
+#: by default: the swap phase, pickup with face-up cards, face-up cards joining the last hand cards, and a hand
+#: of only 3s played as the top's rank.
+FATALITY_TOGGLES = ("swap_phase", "pickup_with_up", "up_with_hand", "threes_as_top")
+
+#: og: 2 players on one deck are shedders' extension (RULINGS); 6-8 players use two decks and full sets of 5.
+PLAYER_RANGE = {"og": (2, 8), "fatality": (2, 6), "core": (2, 5), "south_african": (2, 6)}
+FAMILY = {"core": K.FAM_003, "south_african": K.FAM_003, "og": K.FAM_OG, "fatality": K.FAM_FAT}
 DEFAULT_PLY_CAP = 5000
 
 
 @dataclass(frozen=True)
 class PalaceRules:
-    """One palace-family ruleset. Every field is a rule of seed 003 (or a ruling) that the kernels read."""
+    """One palace-family ruleset. Every field is a rule of a seed (or a ruling) that the kernels read."""
 
     name: str
     num_players: int
@@ -59,6 +66,10 @@ class PalaceRules:
     reverse_on_doubles: bool = False  # prison: any play of exactly two cards reverses direction
     losers_tax: bool = False  # prison: across games of a Match, loser's best card <-> winner's worst
     swap_phase: bool = True  # setup: swap hand <-> face-up, then ready
+    up_with_hand: bool = False  # fatality*: face-up cards of rank r join a play of the last hand cards (all r)
+    pickup_with_up: bool = False  # fatality*: with an empty hand, pick up face-up cards of one rank with the pile
+    threes_as_top: bool = False  # fatality*: a hand of only 3s is played at once as the top's rank
+    family: int = K.FAM_003  # which seed's rules: K.FAM_003, K.FAM_OG, K.FAM_FAT
     max_skip: int = 3
     set_size: int = 4
     num_decks: int = 1
@@ -103,10 +114,31 @@ class PalaceRules:
         p[K.P_NJOKERS] = self.num_jokers
         p[K.P_PLY_CAP] = self.ply_cap
         p[K.P_SWAP_PHASE] = self.swap_phase
+        p[K.P_FAMILY] = self.family
+        p[K.P_UP_WITH_HAND] = self.up_with_hand
+        p[K.P_PICKUP_WITH_UP] = self.pickup_with_up
+        p[K.P_THREES_AS_TOP] = self.threes_as_top
         return p
 
 
 _SOUTH_AFRICAN = dict(skip_8=True, reverse_q=True, nominate_a=True, jokers=True)
+# seed 000: 2 resets, 3 forces a pickup (family rule), 7 caps at 7, 10 burns, full sets burn, no voluntary pickup,
+# no swap phase (the cover pick is og's setup).
+_OG = dict(mirror_5=False, voluntary_pickup=False, swap_phase=False, family=K.FAM_OG)
+# seed 002: 2, 3 and Jokers wild (family rule; the 2 does not reset), 7 caps at 7, k eights skip k players with
+# no cap, 10 must beat the top and burns, four or more burn, forced play, 2 Jokers.
+_FATALITY = dict(
+    reset_2=False,
+    mirror_5=False,
+    skip_8=True,
+    max_skip=99,
+    jokers=True,
+    voluntary_pickup=False,
+    up_with_hand=True,
+    pickup_with_up=True,
+    threes_as_top=True,
+    family=K.FAM_FAT,
+)
 
 
 def _check_choice(what: str, value, allowed) -> None:
@@ -141,6 +173,15 @@ def make_rules(
     fields: dict = {}
     if ruleset == "south_african":
         fields.update(_SOUTH_AFRICAN)
+    if ruleset == "og":
+        fields.update(_OG)
+    if ruleset == "fatality":
+        fields.update(_FATALITY)
+        for name, value in (rules or {}).items():
+            _check_choice("fatality rule", name, FATALITY_TOGGLES)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"rule {name!r} takes True or False, got {value!r}")
+            fields[name] = bool(value)
     if ruleset == "house":
         base = "core" if base is None else base
         _check_choice("house base", base, HOUSE_BASES)
@@ -157,6 +198,8 @@ def make_rules(
         raise ValueError(f"num_players must be an integer in {lo}..{hi} for {ruleset!r}, got {num_players!r}")
     if not lo <= num_players <= hi:
         raise ValueError(f"bad num_players {num_players} for {ruleset!r}; allowed: {lo}..{hi}")
+    if ruleset == "og" and num_players >= 6:
+        fields.update(num_decks=2, set_size=5)  # seed 000: two decks, "a full set requires 5 cards"
     rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base, **fields)
     if rules.num_cards < 9 * rules.num_players:
         raise ValueError(

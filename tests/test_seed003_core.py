@@ -314,6 +314,6 @@ def test_observation_says_the_kind_of_decision():
     env = make(players=[P("3"), P("4")])
     kind = observation_slices(2)["kind"]
     assert np.argmax(env.observe("player_0")["observation"][kind]) == 1  # play
-    assert np.argmax(env.observe("player_1")["observation"][kind]) == 7  # waiting
+    assert np.argmax(env.observe("player_1")["observation"][kind]) == K.KIND_WAITING  # waiting
     env = make(phase="setup", players=[P("3"), P("4")])
     assert np.argmax(env.observe("player_0")["observation"][kind]) == 0  # setup

@@ -34,15 +34,20 @@ ONE = np.int64(1)
 # --------------------------------------------------------------------------------------------------------------
 # Phases: the kind of decision pending. ``actor`` decides; ``turn`` is whose turn it is (they differ in windows).
 # --------------------------------------------------------------------------------------------------------------
-PH_SETUP, PH_PLAY, PH_NOMINATE, PH_ANSWER, PH_COUNTER, PH_EAT, PH_OVER = range(7)
-PHASE_NAMES = ("setup", "play", "nominate", "answer", "counter", "eat", "over")
-N_KINDS = 8  # observation one-hot: the 7 phases plus "waiting" (not this player's decision)
-KIND_WAITING = 7
+# og adds ``sneak`` (an out-of-turn offer to sneak the rank just played) and ``open`` (the opening play of the
+# start rank); fatality adds ``name`` (name the rank of a Joker flipped blind).
+PH_SETUP, PH_PLAY, PH_NOMINATE, PH_ANSWER, PH_COUNTER, PH_EAT, PH_OVER, PH_SNEAK, PH_NAME, PH_OPEN = range(10)
+PHASE_NAMES = ("setup", "play", "nominate", "answer", "counter", "eat", "over", "sneak", "name", "open")
+N_KINDS = 11  # observation one-hot: the 10 phases plus "waiting" (not this player's decision)
+KIND_WAITING = 10
 
 # Pile constraints (what the next play must satisfy).
-RULE_ANY, RULE_GE, RULE_LT7 = range(3)
-RULE_NAMES = ("any", "at least", "under 7")
-N_RULES = 4  # one slot kept for og's "at most 7"
+RULE_ANY, RULE_GE, RULE_LT7, RULE_LE7 = range(4)
+RULE_NAMES = ("any", "at least", "under 7", "7 or lower")
+N_RULES = 4
+
+# Rule families: seed 003 (core, south_african, house), seed 000 (og), seed 002 (fatality).
+FAM_003, FAM_OG, FAM_FAT = range(3)
 
 # Zones a player plays from.
 ZONE_HAND, ZONE_UP, ZONE_DOWN, ZONE_NONE = range(4)
@@ -57,7 +62,16 @@ A_SWAP = A_FLIP + 1  # + hand_rank * R + up_rank
 A_READY = A_SWAP + R * R
 A_PASS = A_READY + 1
 A_NOMINATE = A_PASS + 1  # + k - 1, k = 1 .. MAXP - 1
-N_ACTIONS = A_NOMINATE + MAXP - 1
+# og and fatality actions come after seed 003's, so the ids above never moved.
+UP_K = 3  # fatality "play kxR +mup": k = 1..3 hand cards, m = 1..3 face-up cards (one deck: k + m <= 4)
+A_PLAY_UP = A_NOMINATE + MAXP - 1  # + rank * 9 + (k - 1) * 3 + (m - 1)
+A_PLAY_AS = A_PLAY_UP + 13 * UP_K * UP_K  # + named_rank * 2 + (k - 1): k = 1..2 Jokers standing for a rank
+THREES_K = 4  # fatality "play kx3 as R +mup": k = 1..4 threes, m = 0..3 face-up cards of rank R
+A_THREES_AS = A_PLAY_AS + 13 * 2  # + named_rank * 16 + (k - 1) * 4 + m
+A_PICKUP_WITH = A_THREES_AS + 13 * THREES_K * 4  # + rank: fatality, pick up with the face-up cards of a rank
+A_COVER = A_PICKUP_WITH + R  # + rank: og setup, move a card of the six to face-up
+A_SNEAK = A_COVER + R  # + rank * MAXC + count - 1: og, sneak that many of the rank just played
+N_ACTIONS = A_SNEAK + R * MAXC
 
 # --------------------------------------------------------------------------------------------------------------
 # Parameter array layout (built by PalaceRules.to_params).
@@ -82,8 +96,12 @@ N_ACTIONS = A_NOMINATE + MAXP - 1
     P_NJOKERS,
     P_PLY_CAP,
     P_SWAP_PHASE,
+    P_FAMILY,  # FAM_003, FAM_OG, FAM_FAT
+    P_UP_WITH_HAND,  # fatality*: face-up cards of rank r join a play of the last hand cards, all r
+    P_PICKUP_WITH_UP,  # fatality*: with an empty hand, take face-up cards of one rank along with the pile
+    P_THREES_AS_TOP,  # fatality*: a hand of only 3s is played at once as the top's rank
     N_PARAMS,
-) = range(20)
+) = range(24)
 
 PalaceState = namedtuple(
     "PalaceState",
@@ -94,6 +112,7 @@ PalaceState = namedtuple(
         "known",  # int8 (B, P, R): hand cards everyone knows (picked up from the pile, not yet played)
         "pile",  # int8 (B, C): ranks bottom to top
         "pile_by",  # int8 (B, C): seat that played each pile card
+        "pile_as",  # int8 (B, C): the rank each pile card stands for (a named Joker, fatality's 3s; else itself)
         "pile_len",  # int16 (B,)
         "deck",  # int8 (B, C): draw pile, next card at deck[deck_len - 1]
         "deck_len",  # int16 (B,)
@@ -105,6 +124,12 @@ PalaceState = namedtuple(
         "target",  # int8 (B,): nominee, or the player a Joker punishes; -1 none
         "ask",  # int8 (B,): joker window: seat asked next
         "ask_left",  # int8 (B,): joker window: seats still to ask
+        "win_rank",  # int8 (B,): og sneak window: the rank that may be sneaked; -1 none
+        "win_by",  # int8 (B,): og sneak window: who made the play (never asked)
+        "resume",  # int8 (B,): og: who decides when the sneak window closes
+        "resume_phase",  # int8 (B,): og: the phase that follows the window
+        "oot",  # int8 (B,): og: 1 while a sneaker opens a fresh pile out of turn
+        "last_rank",  # int8 (B,): the rank of the last play (as it stood for), -1 none
         "finished",  # int8 (B, P): 1 once out
         "placing",  # int8 (B, P): seats in the order they went out, -1 padded
         "n_out",  # int8 (B,)
@@ -127,6 +152,7 @@ def alloc_state(batch: int, num_players: int, capacity: int) -> PalaceState:
         known=np.zeros((b, p, R), np.int8),
         pile=np.full((b, c), -1, np.int8),
         pile_by=np.full((b, c), -1, np.int8),
+        pile_as=np.full((b, c), -1, np.int8),
         pile_len=np.zeros(b, np.int16),
         deck=np.full((b, c), -1, np.int8),
         deck_len=np.zeros(b, np.int16),
@@ -138,6 +164,12 @@ def alloc_state(batch: int, num_players: int, capacity: int) -> PalaceState:
         target=np.full(b, -1, np.int8),
         ask=np.full(b, -1, np.int8),
         ask_left=np.zeros(b, np.int8),
+        win_rank=np.full(b, -1, np.int8),
+        win_by=np.full(b, -1, np.int8),
+        resume=np.full(b, -1, np.int8),
+        resume_phase=np.zeros(b, np.int8),
+        oot=np.zeros(b, np.int8),
+        last_rank=np.full(b, -1, np.int8),
         finished=np.zeros((b, p), np.int8),
         placing=np.full((b, p), -1, np.int8),
         n_out=np.zeros(b, np.int8),
@@ -173,7 +205,13 @@ def rand_below_nb(s, g, n):
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_wild_nb(r, params):
-    """seed 003 "Play equal or higher": a wild card (2, 5, 10, Joker) goes on anything, when its power is on."""
+    """A card that goes on anything. seed 003 "Play equal or higher": 2, 5, 10, Joker, when their power is on.
+    seed 000: 2, 3 and 10 "can be played on any card". seed 002: 2s, 3s and Jokers are wildcards."""
+    fam = params[P_FAMILY]
+    if fam == FAM_OG:
+        return r == R2 or r == R3 or r == R10
+    if fam == FAM_FAT:
+        return r == R2 or r == R3 or r == RJOKER
     if r == R2:
         return params[P_RESET_2] != 0
     if r == R5:
@@ -212,15 +250,16 @@ def pile_state_nb(s, g, params):
     """
     i = np.int64(s.pile_len[g]) - 1
     if params[P_MIRROR_5] != 0:
-        while i >= 0 and s.pile[g, i] == R5:
+        while i >= 0 and s.pile_as[g, i] == R5:
             i -= 1
     if i < 0:
         return RULE_ANY, -1
-    top = np.int64(s.pile[g, i])
+    top = np.int64(s.pile_as[g, i])
     if top == R2 and params[P_RESET_2] != 0:
         return RULE_ANY, top
     if top == R7 and params[P_UNDER_7] != 0:
-        return RULE_LT7, top
+        # seed 003 "Under": strictly lower than 7. seeds 000 and 002: "a 7 or lower".
+        return (RULE_LT7 if params[P_FAMILY] == FAM_003 else RULE_LE7), top
     return RULE_GE, top
 
 
@@ -230,9 +269,9 @@ def run_len_nb(s, g):
     n = np.int64(s.pile_len[g])
     if n == 0:
         return 0
-    top = s.pile[g, n - 1]
+    top = s.pile_as[g, n - 1]
     k = 0
-    while k < n and s.pile[g, n - 1 - k] == top:
+    while k < n and s.pile_as[g, n - 1 - k] == top:
         k += 1
     return k
 
@@ -246,6 +285,8 @@ def can_beat_nb(r, rule, top, params):
         return True
     if rule == RULE_LT7:
         return r < R7  # "An 8 is NOT an escape"
+    if rule == RULE_LE7:
+        return r <= R7
     return r >= top
 
 
@@ -356,6 +397,12 @@ def clear_game_nb(s, g, params):
     s.target[g] = -1
     s.ask[g] = -1
     s.ask_left[g] = 0
+    s.win_rank[g] = -1
+    s.win_by[g] = -1
+    s.resume[g] = -1
+    s.resume_phase[g] = PH_PLAY
+    s.oot[g] = 0
+    s.last_rank[g] = -1
     s.n_out[g] = 0
     s.plies[g] = 0
     s.terminated[g] = False
@@ -386,6 +433,17 @@ def deal_nb(s, g, seed, params):
         for p in range(n):
             c -= 1
             s.face_down[g, p, i] = s.deck[g, c]
+    if params[P_FAMILY] == FAM_OG:
+        # seed 000 "Dealing": three blinds, then six cards each, of which each player picks three covers.
+        for _i in range(6):
+            for p in range(n):
+                c -= 1
+                s.hand[g, p, s.deck[g, c]] += 1
+        s.deck_len[g] = c
+        s.phase[g] = PH_SETUP
+        s.actor[g] = 0
+        s.turn[g] = 0
+        return
     for _i in range(3):
         for p in range(n):
             c -= 1
@@ -404,9 +462,46 @@ def deal_nb(s, g, seed, params):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def start_play_nb(s, g, params):
-    """seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise."""
+def open_rank_nb(s, g, params):
+    """og's start rank (RULINGS): the first of 4, 5, 6, ..., K, A, 2, 3 that any hand holds."""
     n = params[P_NPLAYERS]
+    for j in range(13):
+        r = (j + R4) % 13
+        for p in range(n):
+            if s.hand[g, p, r] > 0:
+                return r
+    return R4
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def start_play_nb(s, g, params):
+    """Who starts, once setup is over.
+
+    seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise.
+    seed 000 (RULINGS): the start rank is the first of 4, 5, ..., A, 2, 3 that any hand holds; the first such
+    player clockwise opens with it. seed 002: "starting with a randomly determined player" (the game's stream).
+    """
+    n = params[P_NPLAYERS]
+    fam = params[P_FAMILY]
+    if fam == FAM_OG:
+        r = open_rank_nb(s, g, params)
+        for p in range(n):
+            if s.hand[g, p, r] > 0:
+                s.phase[g] = PH_OPEN
+                s.turn[g] = p
+                s.actor[g] = p
+                return
+    if fam == FAM_FAT:
+        nin = n_in_nb(s, g, params)
+        pick = rand_below_nb(s, g, nin)
+        for p in range(n):
+            if s.finished[g, p] == 0:
+                if pick == 0:
+                    s.phase[g] = PH_PLAY
+                    s.turn[g] = p
+                    s.actor[g] = p
+                    return
+                pick -= 1
     starter = 0
     found = False
     for r in range(R):
@@ -455,8 +550,34 @@ def legal_mask_nb(s, g, params, mask, ids):
     ph = s.phase[g]
     p = np.int64(s.actor[g])
     nlegal = 0
+    fam = params[P_FAMILY]
     if ph == PH_OVER:
         return 0
+    if ph == PH_SETUP and fam == FAM_OG:
+        # seed 000 "Each player must choose three covers": one card of the six at a time.
+        for r in range(R):
+            if s.hand[g, p, r] > 0:
+                nlegal = add_nb(mask, ids, nlegal, A_COVER + r)
+        return nlegal
+    if ph == PH_SNEAK:
+        # seed 000 "Sneaking": sneak any number of the rank just played, or pass.
+        r = np.int64(s.win_rank[g])
+        cnt = min(np.int64(s.hand[g, p, r]), MAXC)
+        for c in range(cnt):
+            nlegal = add_nb(mask, ids, nlegal, A_SNEAK + r * MAXC + c)
+        return add_nb(mask, ids, nlegal, A_PASS)
+    if ph == PH_NAME:
+        # RULINGS (fatality): a Joker flipped blind never fails; its player names its rank.
+        for r in range(13):
+            nlegal = add_nb(mask, ids, nlegal, A_PLAY_AS + r * 2)
+        return nlegal
+    if ph == PH_OPEN:
+        # RULINGS (og): the starter must open with one or more cards of the start rank.
+        r = open_rank_nb(s, g, params)
+        cnt = min(np.int64(s.hand[g, p, r]), MAXC)
+        for c in range(cnt):
+            nlegal = add_nb(mask, ids, nlegal, A_PLAY + r * MAXC + c)
+        return nlegal
     if ph == PH_SETUP:
         # seed 003 "Swap if you want": hole cards <-> table-top cards, then ready.
         for h in range(R):
@@ -493,15 +614,48 @@ def legal_mask_nb(s, g, params, mask, ids):
             if not ok:
                 continue
             if r == RJOKER:
+                if fam == FAM_FAT:
+                    # RULINGS (fatality): one or both Jokers, on their own, naming any rank.
+                    for named in range(13):
+                        for c in range(min(cnt, 2)):
+                            nplays = add_nb(mask, ids, nplays, A_PLAY_AS + named * 2 + c)
+                    continue
                 cnt = 1  # seed 003 "Jokers go one at a time"
             if cnt > MAXC:
                 cnt = MAXC
             for c in range(cnt):
                 nplays = add_nb(mask, ids, nplays, A_PLAY + r * MAXC + c)
+        if fam == FAM_FAT and ph == PH_PLAY and z == ZONE_HAND and s.deck_len[g] == 0:
+            nplays = fatality_extra_plays_nb(s, g, p, params, rule, top, mask, ids, nplays)
     nlegal = nplays
     if s.pile_len[g] > 0 and (params[P_VOLUNTARY_PICKUP] != 0 or nplays == 0):
         nlegal = add_nb(mask, ids, nlegal, A_PICKUP)
+        if fam == FAM_FAT and nplays == 0 and z == ZONE_UP and params[P_PICKUP_WITH_UP] != 0:
+            # seed 002* "you can also pick cards of the same rank from your face-up cards"
+            for r in range(R):
+                if s.face_up[g, p, r] > 0:
+                    nlegal = add_nb(mask, ids, nlegal, A_PICKUP_WITH + r)
     return nlegal
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def fatality_extra_plays_nb(s, g, p, params, rule, top, mask, ids, nplays):
+    """fatality's starred plays, for a player on hand cards with the draw pile empty.
+
+    seed 002 "Face-up cards can be played with hand cards only when all hand cards of the same rank are played
+    together": the last hand cards, all of rank r, plus face-up r's (``play kxR +mup``). seed 002* "a player only
+    has 3s in hand [...] they inherit the rank of the last card played": ``play kx3 as R`` (+ face-up R's).
+    """
+    hc = hand_count_nb(s, g, p)
+    if params[P_UP_WITH_HAND] != 0:
+        for r in range(13):
+            if s.hand[g, p, r] == hc and hc <= UP_K and s.face_up[g, p, r] > 0 and can_beat_nb(r, rule, top, params):
+                for m in range(min(np.int64(s.face_up[g, p, r]), UP_K)):
+                    nplays = add_nb(mask, ids, nplays, A_PLAY_UP + r * UP_K * UP_K + (hc - 1) * UP_K + m)
+    if params[P_THREES_AS_TOP] != 0 and s.hand[g, p, R3] == hc and hc <= THREES_K and 0 <= top < 13 and top != R3:
+        for m in range(min(np.int64(s.face_up[g, p, top]), 3) + 1):
+            nplays = add_nb(mask, ids, nplays, A_THREES_AS + top * 16 + (hc - 1) * 4 + m)
+    return nplays
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -543,8 +697,15 @@ def burn_nb(s, g):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def push_nb(s, g, r, k, p):
+    push_as_nb(s, g, r, r, k, p)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def push_as_nb(s, g, r, named, k, p):
+    """k cards of rank r onto the pile from seat p, each standing for rank ``named``."""
     for _ in range(k):
         s.pile[g, s.pile_len[g]] = r
+        s.pile_as[g, s.pile_len[g]] = named
         s.pile_by[g, s.pile_len[g]] = p
         s.pile_len[g] += 1
 
@@ -562,14 +723,21 @@ def go_out_nb(s, g, p, params):
     Returns True when the game is over.
     """
     n = params[P_NPLAYERS]
+    fam = params[P_FAMILY]
     s.finished[g, p] = 1
     s.placing[g, s.n_out[g]] = p
     s.n_out[g] += 1
-    s.rewards[g, p] += 1.0 / (n - 1)
-    if n_in_nb(s, g, params) <= 1:
+    if fam == FAM_FAT:
+        # RULINGS (fatality): finishing position k scores k points; reward (N + 1 - 2k) / (N - 1).
+        s.rewards[g, p] += (n + 1.0 - 2.0 * s.n_out[g]) / (n - 1)
+    elif fam == FAM_OG:
+        s.rewards[g, p] += 1.0  # seed 000 "The player to empty their blinds first wins the game"
+    else:
+        s.rewards[g, p] += 1.0 / (n - 1)
+    if fam == FAM_OG or n_in_nb(s, g, params) <= 1:
         for q in range(n):
             if s.finished[g, q] == 0:
-                s.rewards[g, q] += -1.0
+                s.rewards[g, q] += -1.0 / (n - 1) if fam == FAM_OG else -1.0
         s.phase[g] = PH_OVER
         s.actor[g] = -1
         s.terminated[g] = True
@@ -616,7 +784,12 @@ def continue_joker_window_nb(s, g, params):
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def resolve_play_nb(s, g, p, r, k, params):
     """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
-    the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker)."""
+    the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker, sneaks).
+    ``r`` is the rank the cards stand for (a named Joker's rank)."""
+    if params[P_FAMILY] == FAM_OG:
+        resolve_og_nb(s, g, p, r, k, params)
+        return
+    s.last_rank[g] = r
     n = params[P_NPLAYERS]
     # seed 003 "Burn" and "Four of a kind burns": the burn overrides the cards' own powers.
     burned = False
@@ -676,7 +849,108 @@ def resolve_play_nb(s, g, p, r, k, params):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def resolve_og_nb(s, g, p, r, k, params):
+    """seed 000: what follows k cards of rank r landing on the pile from player p (a turn, the opening, or a
+    sneaker's out-of-turn opening), then the sneak window for rank r.
+
+    "3 [...] forces the next player to pick up the pile and start it fresh", "The 3 is discarded immediately";
+    "10 [...] clears the whole pile [...] and allows you to start the pile fresh"; "If a player plays the final
+    card that completes a set of 4 cards of the same rank [...] that card behaves exactly like a 10".
+    """
+    burned = False
+    eat = False
+    if r == R10 or run_len_nb(s, g) >= params[P_SET_SIZE]:
+        burned = True
+        burn_nb(s, g)
+    elif r == R3:
+        s.pile_len[g] -= k
+        s.out[g, R3] += k
+        eat = True
+    s.last_rank[g] = r
+    draw_to_three_nb(s, g, p)
+    if not has_cards_nb(s, g, p):
+        go_out_nb(s, g, p, params)
+        return
+    if burned:
+        s.resume[g] = p  # the burner starts the fresh pile; a sneaker who burns stays out of turn
+        s.resume_phase[g] = PH_PLAY
+    else:
+        if s.oot[g] != 0:
+            nxt = np.int64(s.turn[g])  # RULINGS: play then continues with the player whose turn it was
+            s.oot[g] = 0
+        else:
+            nxt = advance_nb(s, g, p, ONE, params)
+            s.turn[g] = nxt
+        s.resume[g] = nxt
+        s.resume_phase[g] = PH_EAT if eat else PH_PLAY
+    open_sneak_window_nb(s, g, r, p, params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def open_sneak_window_nb(s, g, r, by, params):
+    """RULINGS (og): after a play of rank r, every other player holding r in hand is asked once, clockwise from
+    the left of the player who played (the next player included)."""
+    s.win_rank[g] = r
+    s.win_by[g] = by
+    s.ask[g] = (by + 1) % params[P_NPLAYERS]
+    s.ask_left[g] = params[P_NPLAYERS] - 1
+    continue_sneak_window_nb(s, g, params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def continue_sneak_window_nb(s, g, params):
+    n = params[P_NPLAYERS]
+    r = np.int64(s.win_rank[g])
+    while s.ask_left[g] > 0:
+        q = np.int64(s.ask[g])
+        s.ask[g] = (q + 1) % n
+        s.ask_left[g] -= 1
+        if q != s.win_by[g] and s.finished[g, q] == 0 and s.hand[g, q, r] > 0:
+            s.phase[g] = PH_SNEAK
+            s.actor[g] = q
+            return
+    s.win_rank[g] = -1
+    s.win_by[g] = -1
+    s.ask[g] = -1
+    s.phase[g] = s.resume_phase[g]
+    s.actor[g] = s.resume[g]
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def sneak_nb(s, g, q, k, params):
+    """seed 000 "Sneaking": q sneaks k cards of the window's rank. No turn, no change of turn order; q draws.
+
+    RULINGS: sneaked cards go on top when the played cards stayed there; when those left (a 3, a burn) the sneaked
+    ones leave play too. A sneak that completes a full set burns and the sneaker opens the fresh pile out of turn.
+    """
+    r = np.int64(s.win_rank[g])
+    remove_from_zone_nb(s, g, q, ZONE_HAND, r, k)
+    n = np.int64(s.pile_len[g])
+    if n > 0 and s.pile_as[g, n - 1] == r:
+        push_nb(s, g, r, k, q)
+        if run_len_nb(s, g) >= params[P_SET_SIZE]:
+            burn_nb(s, g)
+            s.resume[g] = q
+            s.resume_phase[g] = PH_PLAY
+            s.oot[g] = 1
+    else:
+        s.out[g, r] += k
+    s.last_rank[g] = r
+    draw_to_three_nb(s, g, q)
+    if not has_cards_nb(s, g, q):
+        go_out_nb(s, g, q, params)
+        return
+    open_sneak_window_nb(s, g, r, q, params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def end_turn_after_pickup_nb(s, g, p, params):
+    if params[P_FAMILY] == FAM_OG:
+        # RULINGS (og): pick up the pile and immediately open a fresh pile from the hand, in the same turn.
+        s.phase[g] = PH_PLAY
+        s.actor[g] = p
+        s.target[g] = -1
+        return
     nxt = advance_nb(s, g, p, ONE, params)
     s.phase[g] = PH_PLAY
     s.turn[g] = nxt
@@ -702,6 +976,10 @@ def flip_nb(s, g, p, params):
         slot += 1
     r = np.int64(s.face_down[g, p, slot])
     s.face_down[g, p, slot] = -1
+    if r == RJOKER and params[P_FAMILY] == FAM_FAT:
+        push_nb(s, g, r, ONE, p)  # stands for itself until named
+        s.phase[g] = PH_NAME
+        return
     if s.phase[g] == PH_ANSWER:
         ok = is_answer_rank_nb(r)
     else:
@@ -724,7 +1002,26 @@ def apply_nb(s, g, action, params):
     for q in range(n):
         s.rewards[g, q] = 0.0
     s.plies[g] += 1
-    if ph == PH_SETUP:
+    if ph == PH_SETUP and params[P_FAMILY] == FAM_OG:
+        r = action - A_COVER
+        s.hand[g, p, r] -= 1
+        s.face_up[g, p, r] += 1
+        if up_count_nb(s, g, p) >= 3:  # the player has its three covers: the next seat picks
+            if p + 1 < n:
+                s.actor[g] = p + 1
+                s.turn[g] = p + 1
+            else:
+                start_play_nb(s, g, params)
+    elif ph == PH_SNEAK:
+        if action == A_PASS:
+            continue_sneak_window_nb(s, g, params)
+        else:
+            sneak_nb(s, g, p, (action - A_SNEAK) % MAXC + 1, params)
+    elif ph == PH_NAME:
+        named = (action - A_PLAY_AS) // 2
+        s.pile_as[g, s.pile_len[g] - 1] = named
+        resolve_play_nb(s, g, p, named, ONE, params)
+    elif ph == PH_SETUP:
         if action == A_READY:
             if p + 1 < n:
                 s.actor[g] = p + 1
@@ -765,6 +1062,8 @@ def apply_nb(s, g, action, params):
         end_turn_after_pickup_nb(s, g, p, params)
     elif action == A_FLIP:
         flip_nb(s, g, p, params)
+    elif action >= A_PLAY_UP:
+        fatality_play_nb(s, g, p, action, params)
     else:
         r = (action - A_PLAY) // MAXC
         k = (action - A_PLAY) % MAXC + 1
@@ -773,6 +1072,46 @@ def apply_nb(s, g, action, params):
         push_nb(s, g, r, k, p)
         resolve_play_nb(s, g, p, r, k, params)
     truncate_check_nb(s, g, params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def fatality_play_nb(s, g, p, action, params):
+    """fatality's own actions: hand plus face-up cards, named Jokers, 3s as the top's rank, pickup with face-up."""
+    if action >= A_PICKUP_WITH:
+        r = action - A_PICKUP_WITH
+        m = s.face_up[g, p, r]
+        s.face_up[g, p, r] = 0
+        s.hand[g, p, r] += m
+        s.known[g, p, r] += m  # they were face up: everyone saw them
+        pickup_nb(s, g, p)
+        end_turn_after_pickup_nb(s, g, p, params)
+        return
+    if action >= A_THREES_AS:
+        x = action - A_THREES_AS
+        named = x // 16
+        k = (x % 16) // 4 + 1
+        m = x % 4
+        remove_from_zone_nb(s, g, p, ZONE_HAND, ONE * R3, k)
+        s.face_up[g, p, named] -= m
+        push_as_nb(s, g, ONE * R3, named, k, p)
+        push_nb(s, g, named, m, p)
+        resolve_play_nb(s, g, p, named, k + m, params)
+        return
+    if action >= A_PLAY_AS:
+        named = (action - A_PLAY_AS) // 2
+        k = (action - A_PLAY_AS) % 2 + 1
+        remove_from_zone_nb(s, g, p, zone_nb(s, g, p), ONE * RJOKER, k)
+        push_as_nb(s, g, ONE * RJOKER, named, k, p)
+        resolve_play_nb(s, g, p, named, k, params)
+        return
+    x = action - A_PLAY_UP
+    r = x // (UP_K * UP_K)
+    k = (x % (UP_K * UP_K)) // UP_K + 1
+    m = x % UP_K + 1
+    remove_from_zone_nb(s, g, p, ZONE_HAND, r, k)
+    s.face_up[g, p, r] -= m
+    push_nb(s, g, r, k + m, p)
+    resolve_play_nb(s, g, p, r, k + m, params)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -811,6 +1150,9 @@ def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
         ("turn", p, "relative seat whose turn it is, one-hot"),
         ("target", p, "relative seat nominated or punished by a Joker, one-hot (zeros: none)"),
         ("top_by", p, "relative seat that played the pile's top card, one-hot (zeros: empty pile)"),
+        ("last", R + 1, "rank of the last play, as it stood for, one-hot (og: the rank a sneak offer is for); "
+                        "last slot: none yet"),
+        ("out_of_turn", 1, "og: 1 while a sneaker opens a fresh pile out of turn"),
     ]
 
 
@@ -891,6 +1233,13 @@ def observe_nb(s, g, viewer, params, obs):
     if s.pile_len[g] > 0 and s.pile_by[g, s.pile_len[g] - 1] >= 0:
         obs[o + (s.pile_by[g, s.pile_len[g] - 1] - viewer) % n] = 1
     o += n
+    if s.last_rank[g] >= 0:
+        obs[o + s.last_rank[g]] = 1
+    else:
+        obs[o + R] = 1
+    o += R + 1
+    obs[o] = s.oot[g]
+    o += 1
     return o
 
 

@@ -28,6 +28,23 @@ def action_names() -> tuple[str, ...]:
     names[K.A_PASS] = "pass"
     for k in range(1, K.MAXP):
         names[K.A_NOMINATE + k - 1] = f"nominate +{k}"
+    rn = K.RANK_NAMES
+    for r in range(13):
+        for k in range(1, K.UP_K + 1):
+            for m in range(1, K.UP_K + 1):
+                names[K.A_PLAY_UP + r * K.UP_K * K.UP_K + (k - 1) * K.UP_K + m - 1] = f"play {k}x{rn[r]} +{m}up"
+        for k in (1, 2):
+            names[K.A_PLAY_AS + r * 2 + k - 1] = f"play {k}xJOKER as {rn[r]}"
+        for k in range(1, K.THREES_K + 1):
+            for m in range(4):
+                up = f" +{m}up" if m else ""
+                names[K.A_THREES_AS + r * 16 + (k - 1) * 4 + m] = f"play {k}x3 as {rn[r]}{up}"
+    for r in range(K.R):
+        names[K.A_PICKUP_WITH + r] = f"pickup with {rn[r]}"
+        names[K.A_COVER + r] = f"cover {rn[r]}"
+        for c in range(1, K.MAXC + 1):
+            names[K.A_SNEAK + r * K.MAXC + c - 1] = f"sneak {c}x{rn[r]}"
+    assert all(names) and len(set(names)) == len(names)
     return tuple(names)
 
 

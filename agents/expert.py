@@ -33,6 +33,8 @@ class ExpertAgent(GreedyAgent):
     name = "expert"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options):
+        if ruleset in ("og", "fatality"):
+            raise ValueError(f"the expert for {ruleset!r} is not written yet; available for: core, south_african, house")
         super().__init__(ruleset, num_players, seed, **options)
         self._sl = observation_slices(self.rules.num_players)
         self._set_size = self.rules.set_size if self.rules.four_burn else 10**6

@@ -2,12 +2,14 @@
 when it must.
 
 Rules, in order, each a line of numpy over the batch:
-1. Setup: ready at once (no swaps).
-2. A play is legal: the lowest plain rank (no power in this ruleset, or a power that is not wild), with every copy
-   it may play; only when no plain rank goes, the cheapest wild (5, then 2, then 10, then a Joker: a Joker is
-   also how it counters a Joker).
-3. No play: flip a face-down card if that is the move; else nominate the next player, or pass.
-4. Only then pick up the pile.
+1. Setup: ready at once (no swaps); in og, cover with the best card of the six (wilds, then the highest).
+2. og sneak offers: sneak every copy of a plain rank; keep wilds (pass).
+3. A play is legal: the lowest plain rank (no power in this ruleset, or a power that is not wild), with every copy
+   it may play; only when no plain rank goes, the cheapest wild (5, then 3, then 2, then 10, then a Joker: a
+   Joker is also how it counters a Joker). In fatality a Joker is played alone, named 10: a burn, and it goes
+   again; so is a Joker flipped blind.
+4. No play: flip a face-down card if that is the move; else nominate the next player, or pass.
+5. Only then pick up the pile. (Any row still without a legal choice takes its lowest legal id.)
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from agents.base import Agent, check_batch
 from shedders.engine import palace as K
 
-WILD_ORDER = (K.R5, K.R2, K.R10, K.RJOKER)  # cheapest emergency first
+WILD_ORDER = (K.R5, K.R3, K.R2, K.R10, K.RJOKER)  # cheapest emergency first
 
 
 class GreedyAgent(Agent):
@@ -41,11 +43,26 @@ class GreedyAgent(Agent):
         rows = np.arange(len(mask))
         play = K.A_PLAY + rank * K.MAXC + counts[rows, rank] - 1
         has_play = np.isfinite(keys[rows, rank])
+        covers = mask[:, K.A_COVER : K.A_COVER + K.R] == 1
+        cover = K.A_COVER + np.where(covers, self._key, -np.inf).argmax(axis=1)
+        sneaks = mask[:, K.A_SNEAK : K.A_SNEAK + K.R * K.MAXC].reshape(-1, K.R, K.MAXC).sum(axis=2)
+        s_rank = sneaks.argmax(axis=1)  # the one rank on offer
+        s_count = sneaks[rows, s_rank]
+        sneak = K.A_SNEAK + s_rank * K.MAXC + s_count - 1
+        joker_10 = K.A_PLAY_AS + K.R10 * 2  # fatality: one Joker named 10
         choices = [
             (mask[:, K.A_READY] == 1, K.A_READY),
+            (covers.any(axis=1), cover),
+            ((s_count > 0) & (self._key[s_rank] < 100), sneak),
+            (has_play & (self._key[rank] < 100), play),
+            (mask[:, joker_10] == 1, joker_10),
             (has_play, play),
             (mask[:, K.A_FLIP] == 1, K.A_FLIP),
             (mask[:, K.A_NOMINATE] == 1, K.A_NOMINATE),
             (mask[:, K.A_PASS] == 1, K.A_PASS),
         ]
-        return np.select([c for c, _ in choices], [a for _, a in choices], default=K.A_PICKUP).astype(np.int64)
+        out = np.select([c for c, _ in choices], [a for _, a in choices], default=K.A_PICKUP).astype(np.int64)
+        bad = mask[rows, out] == 0
+        if bad.any():
+            out[bad] = mask[bad].argmax(axis=1)
+        return out

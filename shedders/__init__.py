@@ -40,7 +40,7 @@ def _register() -> None:
         from pettingzoo.env_registry.registration import aec_registry, register
     except ImportError:  # an older PettingZoo without a registry
         return
-    for name in ("core", "south_african", "house"):
+    for name in ("og", "fatality", "core", "south_african", "house"):
         env_id = f"shedders/{name}-v0"
         if env_id not in aec_registry:
             register("aec", env_id, entry_point=f"shedders.envs.{name}_v0:env")

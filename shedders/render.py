@@ -32,11 +32,16 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
     phase = K.PHASE_NAMES[s.phase[g]]
     arrow = "clockwise" if s.direction[g] == 1 else "counter-clockwise"
     lines.append(f"== shedders {rules.name}: {phase}, ply {s.plies[g]}, {arrow} ==")
-    pile = [K.RANK_NAMES[r] for r in s.pile[g, : s.pile_len[g]]]
+    pile = [
+        K.RANK_NAMES[r] if r == a else f"{K.RANK_NAMES[r]}:{K.RANK_NAMES[a]}"
+        for r, a in zip(s.pile[g, : s.pile_len[g]], s.pile_as[g, : s.pile_len[g]])
+    ]
     if rule == K.RULE_ANY:
         constraint = "anything goes"
     elif rule == K.RULE_LT7:
         constraint = "play under 7 (or a wild)"
+    elif rule == K.RULE_LE7:
+        constraint = "play 7 or lower (or a wild)"
     else:
         constraint = f"play {K.RANK_NAMES[top]} or higher (or a wild)"
     shown = " ".join(pile[-8:]) if pile else "empty"
@@ -66,6 +71,13 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
         up = _cards(s.face_up[g, q]) if (q == seat or not setup) else "(hidden during setup)"
         down = K.down_count_nb(s, g, q)
         lines.append(f"  {name}{tag}: hand [{hand}]  face-up [{up}]  face-down {down}")
+    if s.phase[g] == K.PH_SNEAK:
+        lines.append(
+            f"sneak window: player_{s.actor[g]} may sneak {K.RANK_NAMES[s.win_rank[g]]} "
+            f"(played by player_{s.win_by[g]}); it is player_{s.turn[g]}'s turn"
+        )
+    elif s.oot[g] and not over:
+        lines.append(f"player_{s.actor[g]} opens a fresh pile out of turn; then it is player_{s.turn[g]}'s turn")
     if s.target[g] >= 0 and not over:
         what = "nominated" if s.phase[g] == K.PH_ANSWER else "punished by the Joker"
         lines.append(f"player_{s.target[g]} is {what}")
@@ -74,7 +86,10 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
         if s.truncated[g]:
             lines.append(f"truncated at the ply cap; out so far: {placing}")
         else:
-            lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
+            if rules.family == K.FAM_OG:
+                lines.append(f"game over; player_{placing[0]} wins")
+            else:
+                lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
     elif s.actor[g] == seat:
         mask = np.zeros(K.N_ACTIONS, np.int8)
         K.legal_mask_nb(s, g, params, mask, np.zeros(K.N_ACTIONS, np.int16))

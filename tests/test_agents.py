@@ -10,13 +10,18 @@ from hypothesis import strategies as st
 import agents
 import shedders
 
-CONFIGS = [("core", 2), ("core", 5), ("south_african", 3), ("south_african", 6), ("house", 4)]
+CONFIGS = [("core", 2), ("core", 5), ("south_african", 3), ("south_african", 6), ("house", 4), ("og", 3), ("og", 7),
+           ("fatality", 2), ("fatality", 5)]
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=14, deadline=None)
 @given(st.sampled_from(CONFIGS), st.sampled_from(sorted(agents.REGISTRY)), st.integers(0, 2**31 - 1))
 def test_agents_only_ever_choose_legal_actions(config, name, seed):
     ruleset, n = config
+    if name == "expert" and ruleset in ("og", "fatality"):
+        with pytest.raises(ValueError, match="not written yet"):
+            agents.make(name, ruleset, n)
+        return
     vg = shedders.VectorGame(ruleset, 64, n, seed=seed)
     vg.reset()
     agent = agents.make(name, ruleset, n, seed=seed)
@@ -51,7 +56,7 @@ def shithead_rate(ruleset, hero, field, steps, seed, n=4, batch=256):
     return losses / max(ends, 1), ends
 
 
-@pytest.mark.parametrize("ruleset", ["core", "south_african"])
+@pytest.mark.parametrize("ruleset", ["core", "south_african", "fatality"])
 def test_greedy_is_the_shithead_less_often_than_random(ruleset):
     n = 4
     greedy, rnd = agents.make("greedy", ruleset, n, seed=0), agents.make("random", ruleset, n, seed=0)
@@ -112,3 +117,38 @@ def test_expert_completes_a_four_of_a_kind_burn():
     env = make(players=[P("4 9 9"), P("K")], pile="6 9 9")
     policy = agents.as_aec_policy(agents.make("expert", "core", 2))
     assert env.action_names[policy(env, "player_0")] == "play 2x9"  # greedy would shed the 4
+
+
+def test_greedy_wins_og_more_often_than_random():
+    """og is winner-take-all: the first player out wins. Greedy's seat is rotated over the batch."""
+    n, batch = 4, 256
+    greedy, rnd = agents.make("greedy", "og", n, seed=0), agents.make("random", "og", n, seed=0)
+    vg = shedders.VectorGame("og", batch, n, seed=5)
+    vg.reset()
+    seat = np.arange(batch) % n
+    wins = ends = 0
+    for _ in range(4000):
+        a = np.where(vg.current_player == seat, greedy.act(vg.observation, vg.action_mask),
+                     rnd.act(vg.observation, vg.action_mask))
+        vg.step(a)
+        done = np.flatnonzero(vg.terminated)
+        wins += int(np.sum(vg.final_placing[done, 0] == seat[done]))
+        ends += len(done)
+    assert ends > 500
+    assert wins / ends > 1.5 / n  # a random seat would win 1/n
+
+
+def test_greedy_sneaks_plain_cards_keeps_wilds_and_covers_with_its_best_cards():
+    from conftest import P, make
+
+    policy = agents.as_aec_policy(agents.make("greedy", "og", 3))
+    env = make("og", players=[P("6 4", up="A", down="A"), P("J", up="Q", down="K"), P("6 6 9", up="Q", down="K")],
+               pile="5")
+    env.step(env.action_id("play 1x6"))
+    assert env.action_names[policy(env, "player_2")] == "sneak 2x6"
+    env = make("og", players=[P("2 4", up="A", down="A"), P("J", up="Q", down="K"), P("2 9", up="Q", down="K")],
+               pile="5")
+    env.step(env.action_id("play 1x2"))
+    assert env.action_names[policy(env, "player_2")] == "pass"
+    env = make("og", phase="setup", players=[P("4 5 9 10 A 2"), P("6 7 8 J Q K")])
+    assert env.action_names[policy(env, "player_0")] == "cover 10"

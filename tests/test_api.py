@@ -12,7 +12,13 @@ import shedders
 from conftest import P, act, make, state
 from shedders.engine import palace as K
 
-COUNTS = [("core", n) for n in range(2, 6)] + [("south_african", n) for n in range(2, 7)]
+COUNTS = (
+    [("core", n) for n in range(2, 6)]
+    + [("south_african", n) for n in range(2, 7)]
+    + [("og", n) for n in range(2, 9)]
+    + [("fatality", n) for n in range(2, 7)]
+)
+ALL = ["og", "fatality", "core", "south_african", "house"]
 HOUSE = [("core", n) for n in range(2, 6)] + [("south_african", n) for n in range(2, 7)]
 
 
@@ -27,7 +33,7 @@ def test_pettingzoo_api_test_house(base, n):
     api_test(shedders.env("house", n, base=base, rules=rules), num_cycles=300)
 
 
-@pytest.mark.parametrize("ruleset", ["core", "south_african", "house"])
+@pytest.mark.parametrize("ruleset", ALL)
 def test_pettingzoo_seed_test(ruleset):
     seed_test(lambda: shedders.env(ruleset, 4), num_cycles=200)
 
@@ -36,7 +42,7 @@ def test_rulesets_constant():
     assert shedders.RULESETS == ("og", "fatality", "core", "south_african", "house", "omg")
 
 
-@pytest.mark.parametrize("ruleset", ["core", "south_african", "house"])
+@pytest.mark.parametrize("ruleset", ALL)
 def test_versioned_modules(ruleset):
     mod = importlib.import_module(f"shedders.envs.{ruleset}_v0")
     env = mod.env(num_players=3)
@@ -178,21 +184,31 @@ def test_scenario_keys_left_out_take_defaults_and_other_option_keys_are_ignored(
     assert state(env)["phase"] == "setup"
 
 
-def test_state_dict_round_trips_and_continues_the_game_exactly():
+@pytest.mark.parametrize("ruleset,n,steps", [("south_african", 4, 60), ("og", 4, 45), ("og", 6, 80),
+                                              ("fatality", 4, 60)])
+def test_state_dict_round_trips_and_continues_the_game_exactly(ruleset, n, steps):
     rng = np.random.default_rng(3)
-    env = shedders.raw_env("south_african", 4)
+    env = shedders.raw_env(ruleset, n)
     env.reset(seed=3)
-    for _ in range(60):
+    for _ in range(steps):
         if not env.agents or env.terminations[env.agent_selection]:
             break
         env.step(int(rng.choice(env.legal_actions())))
     snap = env.state_dict()
-    other = shedders.raw_env("south_african", 4)
+    other = shedders.raw_env(ruleset, n)
     other.reset(seed=99, options={"scenario": snap})
     assert other.state_dict() == snap
     assert np.array_equal(other._mask, env._mask)
     for agent in env.possible_agents:
         assert np.array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
+    # and both continue identically under the same actions
+    for _ in range(40):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        a = int(rng.choice(env.legal_actions()))
+        env.step(a)
+        other.step(a)
+        assert other.state_dict() == env.state_dict()
 
 
 def test_players_already_out_in_a_scenario_are_not_in_agents():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import shedders
 from conftest import conserved
 from shedders.engine import palace as K
-from shedders.rules import HOUSE_TOGGLES
+from shedders.rules import FATALITY_TOGGLES, HOUSE_TOGGLES
 
 # SHEDDERS_SOAK=N runs N examples per property instead of the quick default (e.g. SHEDDERS_SOAK=300 pytest ...).
 SETTINGS = settings(
@@ -25,8 +25,13 @@ SETTINGS = settings(
 
 @st.composite
 def configs(draw):
-    ruleset = draw(st.sampled_from(["core", "south_african", "house"]))
+    ruleset = draw(st.sampled_from(["og", "fatality", "core", "south_african", "house"]))
     kwargs = {}
+    if ruleset == "og":
+        return ruleset, draw(st.integers(2, 8)), kwargs, draw(st.integers(0, 2**31 - 1))
+    if ruleset == "fatality":
+        kwargs = {"rules": {t: draw(st.booleans()) for t in FATALITY_TOGGLES}}
+        return ruleset, draw(st.integers(2, 6)), kwargs, draw(st.integers(0, 2**31 - 1))
     if ruleset == "house":
         base = draw(st.sampled_from(["core", "south_african"]))
         kwargs = {"base": base, "rules": {t: draw(st.booleans()) for t in HOUSE_TOGGLES if t != "losers_tax"}}
@@ -144,7 +149,7 @@ def test_every_game_ends_terminated_or_truncated_at_the_ply_cap(cfg):
     assert s.phase[0] == K.PH_OVER and (s.terminated[0] != s.truncated[0])
     assert s.plies[0] <= cap
     if s.terminated[0]:
-        assert s.n_out[0] == n - 1
+        assert s.n_out[0] == (1 if ruleset == "og" else n - 1)  # og: the first player out wins, game over
     else:
         assert s.plies[0] == cap
 

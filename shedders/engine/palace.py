@@ -1140,7 +1140,7 @@ def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
         ("known", p * R, "hand cards each relative seat is publicly known to hold (picked up, not yet played)"),
         ("finished", p, "1 if the relative seat has gone out"),
         ("top", R + 1, "effective top rank of the pile, one-hot; last slot: no rank (empty pile)"),
-        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7, (reserved)"),
+        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7 (seed 003), 7 or lower (og, fatality)"),
         ("run", 1, "how many cards of the top card's rank lie on top"),
         ("pile", R, "pile contents, count per rank (public)"),
         ("pile_size", 1, "cards in the pile"),
@@ -1421,7 +1421,7 @@ def observe_range_nb(s, lo, hi, seats, params, obs):
 
 # The parallel entry points split the batch into ``nchunks`` chunks (one per thread: numba.get_num_threads() read
 # in Python, since reading it inside a kernel keeps numba from caching it) and call a serial kernel per chunk. The
-# serial kernels run without numba's reference counting (_nrt=False): passing the 25-array state to a helper
+# serial kernels run without numba's reference counting (_nrt=False): passing the 32-array state to a helper
 # costs an atomic incref and decref per array per call, which took most of the time of a step, and more so with
 # several threads touching the same counters.
 @nb.njit(cache=True, parallel=True)

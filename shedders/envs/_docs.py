@@ -6,6 +6,21 @@ from shedders.engine import palace as K
 from shedders.envs.palace_env import observation_table
 
 
+REWARDS_003 = """A player who goes out gets +1/(N-1) on the step they go out; the Shithead (last holding cards) gets -1 when the
+game ends. At the ply cap the game is truncated: players still in get 0, those out keep what they got."""
+
+REWARDS_OG = """Winner-take-all: the first player with no cards anywhere gets +1 and the game ends there; every other player
+gets -1/(N-1). At the ply cap the game is truncated and everyone gets 0."""
+
+REWARDS_FAT = """Finishing position k (1 = first out) scores k points (seed 002); the reward is (N + 1 - 2k)/(N - 1), from +1
+for the first out down to -1 for the last player, paid on the step each player goes out (the last player's when
+the game ends). The final info of every agent holds `placing`, `last_play` (the rank the last play stood for)
+and `fatality` (`"mic drop"` for 8s, `"burn unit"` for 10s, else None). At the ply cap the game is truncated:
+players still in get 0."""
+
+REWARDS = {"og": REWARDS_OG, "fatality": REWARDS_FAT}
+
+
 def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players: str) -> str:
     return f"""{summary}
 
@@ -17,7 +32,7 @@ def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players:
 | Observation | `{{"observation": int8[{K.observation_size(4)}] at 4 players, "action_mask": int8[{K.N_ACTIONS}]}}` |
 
 ## Arguments
-`{ruleset}_v0.env(num_players=4, render_mode=None, ply_cap=5000{", base='core', rules=None" if ruleset == "house" else ""})`
+`{ruleset}_v0.env(num_players=4, render_mode=None, ply_cap=5000{ARGS.get(ruleset, "")})`
 
 ## Rules
 {rules_text}
@@ -36,17 +51,112 @@ def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players:
 | {K.A_FLIP} | `flip` | play the first face-down card blind; a failed flip picks up the pile in the same step |
 | {K.A_SWAP}-{K.A_READY - 1} | `swap H for U` | setup: hand card H goes face up, face-up card U comes into the hand |
 | {K.A_READY} | `ready` | setup: done swapping |
-| {K.A_PASS} | `pass` | decline to counter a Joker |
-| {K.A_NOMINATE}-{K.N_ACTIONS - 1} | `nominate +k` | name the k-th player still in, in the direction of play |
+| {K.A_PASS} | `pass` | decline to counter a Joker, or (og) to sneak |
+| {K.A_NOMINATE}-{K.A_PLAY_UP - 1} | `nominate +k` | name the k-th player still in, in the direction of play |
+| {K.A_PLAY_UP}-{K.A_PLAY_AS - 1} | `play kxR +mup` | fatality: the last k hand cards, all R, with m face-up Rs |
+| {K.A_PLAY_AS}-{K.A_THREES_AS - 1} | `play kxJOKER as R` | fatality: k Jokers standing for R (after a blind Joker: name it) |
+| {K.A_THREES_AS}-{K.A_PICKUP_WITH - 1} | `play kx3 as R [+mup]` | fatality: a hand of only 3s as the top's rank R (with m face-up Rs) |
+| {K.A_PICKUP_WITH}-{K.A_COVER - 1} | `pickup with R` | fatality: with an empty hand, pick up the pile and the face-up Rs |
+| {K.A_COVER}-{K.A_SNEAK - 1} | `cover R` | og setup: an R of the six cards goes face up |
+| {K.A_SNEAK}-{K.N_ACTIONS - 1} | `sneak kxR` | og: sneak k Rs out of turn (`pass` declines) |
+
+Every palace ruleset shares this one layout; the mask only ever offers the ruleset's own actions.
 
 ## Rewards
-A player who goes out gets +1/(N-1) on the step they go out; the Shithead (last holding cards) gets -1 when the
-game ends. At the ply cap the game is truncated: players still in get 0, those out keep what they got.
+{REWARDS.get(ruleset, REWARDS_003)}
 
 ## Version history
 - v0: first release.
 """
 
+
+ARGS = {"house": ", base='core', rules=None", "fatality": ", rules=None"}
+
+SEED_000_OG = """Quoted from seed 000 (`shared/seeds/000_781c3d44b8f7997b.txt`):
+
+> Requirements: 3-5 Players; 1 standard deck of cards (remove jokers). Alternative requirements for 5-8 players:
+> use 2 standard card decks mixed together. All rules are the same, except a "full set" requires 5 cards.
+>
+> Deal each player three cards face down. These are their "blinds". Deal each player 6 cards face down in a
+> separate pile. [...] Each player must choose three "covers" - cards that go face up on top of their blinds.
+> If any player has a 4, they may immediately play it [...] If nobody has a 4, someone may play a 5, and so on.
+> Turns proceed clockwise. Each player must play a card that is equal to or higher than the card on the top of
+> the pile. You can play multiple cards of the same rank. Any time you have less than three cards in your hand,
+> you must immediately draw from the draw pile. If you can't beat the card on the pile, you must pick up the
+> whole pile and play a new card from your hand to start the pile. You cannot use your covers until your hand
+> is empty [...] you can't use your blinds until your covers are gone and your hand is empty. The player to
+> empty their blinds first wins the game. You must play your blind face up so the whole table can see it.
+>
+> 2 can be played on any card, and it resets the pile. 3 can be played on any card, and it forces the next
+> player to pick up the pile and start it fresh with a card from their hand. The 3 is discarded immediately.
+> A 7 can only be played on a card that it beats (2-7), but the next player must play a 7 or lower (or a 10).
+> 10 [...] clears the whole pile [...] and allows you to start the pile fresh. If a player plays the final card
+> that completes a set of 4 cards of the same rank (special or not), that card behaves exactly like a 10.
+>
+> Sneaking: any time a card is played, if you have the same card in your hand, you may "sneak" it on top of
+> the pile if it is not your turn. You then draw from the draw pile and the game continues as usual with the
+> player who would have gone next before you snuck. You may sneak special cards, but they do not have any
+> additional effects. If you sneak the fourth and final card of a full set, however, you do get to clear and
+> restart the pile. Sneaking never changes the order of turns, and does not count as a turn."""
+
+SPECS_OG = """- 2-8 players: one deck of 52 for 2-5 (2 players are shedders' extension), two decks of 104 for 6-8, where a
+  full set is 5 cards. Suits are dropped; the deck is shuffled from the game's own seeded stream.
+- Setup: 3 blinds and 6 cards each; from seat 0 on, each player picks 3 covers one card at a time (`cover R`);
+  nobody sees another's covers until all have picked. Setup ends by itself after the last pick.
+- The start rank is the first of 4, 5, ..., K, A, 2, 3 that any hand holds; the first seat clockwise from seat 0
+  holding it opens (phase `open`) with one or more cards of it; normal effects apply; then the player to its left.
+- A turn: play cards that beat the top (same rank, any count), or, only when nothing is legal, `pickup` and then
+  open a fresh pile from the hand in the same turn (the mask then offers every card). A failed blind is picked
+  up with the pile within the `flip` step, and the player then opens a fresh pile the same way.
+- 2: on anything; resets. 3: on anything; leaves play; the next player must `pickup` (even an empty pile) and
+  open fresh, from the zone they may play. 7: beats 2-7 only; the next play must be 7 or lower, or a 10, 2 or 3.
+  10: on anything; burns; the burner draws and opens the fresh pile. A play that makes the top F cards one rank
+  (F = 4, or 5 on two decks) burns like a 10 for whoever completed it; four 3s in one play burn too.
+- Sneaking (phase `sneak`): after every play of rank R (a turn, the opening, a sneak, an out-of-turn opening),
+  each other player holding R in hand is asked once, clockwise from the left of the player who played, the
+  next player included: `sneak kxR` or `pass`. A sneak draws back to 3, is not a turn and moves no turn. Each
+  sneak opens a new window from the sneaker's left (the first player may sneak again). Sneaked cards go on top
+  when the played cards stayed; when those left (a 3, a burn) the sneaked ones leave play too (no pickup, no
+  burn). A sneak that completes a full set burns and the sneaker opens the fresh pile out of turn
+  (`out_of_turn` in the observation); then play continues with the player whose turn it was.
+- The observation's `kind` says whether a decision is a turn (`play`, `open`, `eat`) or a sneak offer
+  (`sneak`), and `last` names the rank on offer.
+- The first player with no cards anywhere wins and the game ends. Ply cap (default 5000 decisions): truncated.
+- Not modeled: the tally across games (use `shedders.Match`), the draw order "in the order that they emptied
+  their hands" (decisions are sequential, so each player draws at once)."""
+
+SEED_002_FAT = """Quoted from seed 002 (`shared/seeds/002_d67eb7e5362ade96.txt`):
+
+> Each player receives 3 face-down cards, 3 face-up cards, 3 cards in hand. Players can exchange cards from their
+> hand with their face-up cards before the first turn begins*. Players take turns clockwise, starting with a
+> randomly determined player. On your turn, you must play at least one card. If you cannot play, you must pick
+> up the entire discard pile into your hand. If you cannot play and do not have any cards in your hand, you can
+> also pick cards of the same rank from your face-up cards*. [...] Cards played must be of equal or higher rank
+> than the top card. 2s and 3s: can be played on any card. 7s: the next player must play a 7 or lower. 8s: the
+> next player is skipped; multiple 8s skip multiple players. 10s: the pile is burned, the player plays again.
+> Jokers: wild cards that can be assigned any rank. Four (or more) cards of the same rank in a row clear the
+> pile; the player who played the last card plays again. Face-up cards can be played with hand cards only when
+> all hand cards of the same rank are played together. When a player only has 3s in hand and the draw pile is
+> empty, the player can play all 3s at once and they inherit the rank of the last card played*. Each player gets
+> a point for the position they finish in. Fatalities: Mic Drop (8s), Burn Unit (10s). (* tabletop rules.)"""
+
+SPECS_FAT = """- 2-6 players, 54 cards (one deck and 2 Jokers). Setup: swaps (`swap H for U`) then `ready`, from seat 0; the
+  first player is then drawn at random from the game's own stream.
+- Forced play: `pickup` only when nothing is legal; it ends the turn. 2, 3 and Jokers go on anything (the 2 and 3
+  are their own ranks on top, which anything beats). 7: the next play must be 7 or lower, or a 2, 3 or Joker.
+  8: k eights skip k players still in, no cap, possibly round to the player. 10: must beat the top; burns; the
+  player draws and plays again (or is out with no cards left). Four or more of one rank on top burn.
+- Jokers: `play kxJOKER as R` (k = 1 or 2, alone, never with natural cards), R any rank 2..A, which the Jokers
+  then are in every respect (burn as 10, cap as 7, skip as 8, count towards four of a rank). On the pile they
+  read `JOKER:R`. A Joker flipped blind never fails: its player names it next (phase `name`).
+- A failed blind is picked up with the pile within the `flip` step; the turn ends.
+- Starred tabletop rules, each on by default, each a toggle of `rules=`:
+  `swap_phase` (the setup swaps), `pickup_with_up` (`pickup with R`: with an empty hand and nothing legal,
+  take the face-up Rs too), `up_with_hand` (`play kxR +mup`: the last hand cards, all R, with the draw pile
+  empty, plus m face-up Rs), `threes_as_top` (`play kx3 as R [+mup]`: a hand of only 3s with the draw pile
+  empty, all at once, as the top's rank R, optionally with face-up Rs; not offered on an empty pile or a 3,
+  where they are plain 3s). Such 3s read `3:R` on the pile and are R in every respect.
+- Play goes on until one player still holds cards. Ply cap (default 5000 decisions): truncated."""
 
 SEED_003_CORE = """Quoted from seed 003 (`shared/seeds/003_60428f49f3a2539e.txt`):
 

@@ -186,7 +186,10 @@ class PalaceEnv(AECEnv):
             for a in self.agents:
                 done[a] = True
             if s.terminated[0]:
-                self.infos = {a: {"placing": self.placing()} for a in self.agents}
+                info = {"placing": self.placing()}
+                if self.rules.family == K.FAM_FAT:
+                    info.update(fatality_info(int(s.last_rank[0])))
+                self.infos = {a: dict(info) for a in self.agents}
                 self.last_loser = self._loser()
             self._deads_step_first()
         else:
@@ -249,6 +252,18 @@ class PalaceEnv(AECEnv):
         from shedders.render import render_palace
 
         return render_palace(self._state, self.rules, self._params, seat, self.last_loser)
+
+
+#: seed 002 "Fatalities": the last play of the game, by rank (as it stood for).
+FATALITIES = {K.R8: "mic drop", K.R10: "burn unit"}
+
+
+def fatality_info(last_rank: int) -> dict:
+    """fatality's final info: the rank of the last play and its fatality (None when it has no name)."""
+    return {
+        "last_play": K.RANK_NAMES[last_rank] if last_rank >= 0 else None,
+        "fatality": FATALITIES.get(last_rank),
+    }
 
 
 def _as_int(action) -> int:

@@ -11,7 +11,9 @@ counted once, when it ends (terminated or truncated).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
@@ -69,13 +71,28 @@ def main(argv=None) -> None:
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--out", help="also write the table as Markdown to this file (e.g. benchmarks/GAME_LENGTHS.md)")
     args = ap.parse_args(argv)
+    rulesets = args.rulesets.split(",")
+    for r in rulesets:
+        if r not in PALACE:
+            ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(PALACE)}")
     print(f"{'ruleset':<14} {'players':>7} {'games':>7} {'mean':>8} {'median':>7} {'p99':>7} {'truncated':>9} {'s':>6}")
-    for ruleset in args.rulesets.split(","):
+    rows = ["| ruleset | players | games | mean decisions | median | 99th pct | truncated |", "|---|---|---|---|---|---|---|"]
+    for ruleset in rulesets:
         t = time.perf_counter()
         r = random_game_lengths(ruleset, args.players, args.games, args.seed, ply_cap=args.ply_cap)
         print(f"{ruleset:<14} {r['players']:>7} {r['games']:>7} {r['mean']:>8.1f} {r['median']:>7.0f} "
               f"{r['p99']:>7.0f} {r['truncated_share']:>9.2%} {time.perf_counter() - t:>6.1f}")
+        rows.append(f"| `{ruleset}` | {r['players']} | {r['games']} | {r['mean']:.1f} | {r['median']:.0f} | "
+                    f"{r['p99']:.0f} | {r['truncated_share']:.2%} |")
+    if args.out:
+        cmd = "python -m benchmarks.game_lengths " + " ".join(argv if argv is not None else sys.argv[1:])
+        text = (f"# Random-game lengths\n\nUniformly random legal actions, ply cap {args.ply_cap} decisions "
+                f"(every decision counts, setup and sneak offers included), seed {args.seed}.\n\n"
+                f"Command: `{cmd}`\n\n" + "\n".join(rows) + "\n")
+        Path(args.out).write_text(text)
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
     python -m shedders.demo --ruleset south_african --players 4 --seed 7
 
-The built-in players are deliberately simple (the agents package brings better ones): ``lowest`` readies at
-once, plays its lowest legal rank with every copy it holds, keeps wilds for when nothing else goes, counters every
-Joker, and picks up only when it must; ``random`` picks uniformly among legal actions.
+The built-in players are deliberately simple: ``lowest`` is the agents package's ``greedy`` (it readies at once,
+plays its lowest legal rank with every copy it holds, keeps wilds for when nothing else goes, and picks up only
+when it must); ``random`` picks uniformly among legal actions.
 """
 
 from __future__ import annotations
@@ -18,20 +18,22 @@ from shedders.engine import palace as K
 
 
 def lowest_player(env, rng) -> int:
-    """Lowest plain legal rank, all copies; wilds only when nothing else goes; pickup last."""
-    legal = env.legal_actions()
-    if K.A_READY in legal:
-        return K.A_READY
-    plays = [a for a in legal if a < K.A_PICKUP]
-    if plays:
-        wild = env._params
-        ranks = sorted({a // K.MAXC for a in plays}, key=lambda r: (K.is_wild_nb(r, wild), r))
-        best = ranks[0]
-        return max(a for a in plays if a // K.MAXC == best)  # the most copies of that rank
-    for a in legal:
-        if a != K.A_PICKUP:
-            return a  # flip, nominate, pass
-    return legal[0]
+    """The ``greedy`` agent of the agents package: lowest plain legal rank, all copies; wilds only when nothing else
+    goes; pickup last (og: covers with its best cards, sneaks plain cards)."""
+    import agents
+
+    key = (env.rules.name, env.rules.num_players)
+    if key not in _GREEDY:
+        _GREEDY[key] = agents.as_aec_policy(agents.make("greedy", env.rules.name, env.rules.num_players,
+                                                        **_options(env.rules)))
+    return _GREEDY[key](env, env.agent_selection)
+
+
+_GREEDY: dict = {}
+
+
+def _options(rules) -> dict:
+    return {"base": rules.base} if rules.name == "house" else {}
 
 
 def random_player(env, rng) -> int:
@@ -43,7 +45,7 @@ PLAYERS = {"lowest": lowest_player, "random": random_player}
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="south_african", choices=["core", "south_african", "house"])
+    ap.add_argument("--ruleset", default="south_african", choices=["og", "fatality", "core", "south_african", "house"])
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> dict:
         if term or trunc:
             env.step(None)
             continue
-        if env._state.phase[0] == K.PH_PLAY and shown < args.show:
+        if env._state.phase[0] == K.PH_PLAY and env._state.actor[0] == env._state.turn[0] and shown < args.show:
             say(env.render_text() + "\n")
             shown += 1
         action = PLAYERS[seat_kind[agent]](env, rng)
@@ -82,11 +84,14 @@ def main(argv: list[str] | None = None) -> dict:
     st = env.state_dict()
     result = {"placing": st["placing"], "plies": moves, "truncated": bool(env._state.truncated[0])}
     loser = env.last_loser
-    print(
-        f"\nresult: out in order {['player_%d' % p for p in st['placing']]}, "
-        + (f"Shithead: player_{loser} ({seat_kind[f'player_{loser}']})" if loser is not None else "truncated")
-        + f", {moves} decisions"
-    )
+    if result["truncated"]:
+        outcome = "truncated at the ply cap"
+    elif env.rules.name == "og":
+        winner = st["placing"][0]
+        outcome = f"winner: player_{winner} ({seat_kind[f'player_{winner}']})"
+    else:
+        outcome = f"Shithead: player_{loser} ({seat_kind[f'player_{loser}']})"
+    print(f"\nresult: out in order {['player_%d' % p for p in st['placing']]}, {outcome}, {moves} decisions")
     return result
 
 

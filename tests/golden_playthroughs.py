@@ -19,6 +19,9 @@ CASES = [
     ("core", 3, {}, 11),
     ("south_african", 4, {}, 12),
     ("house", 4, {"base": "south_african", "rules": {"slap": True, "reverse_on_doubles": True}}, 13),
+    ("og", 4, {}, 14),
+    ("og", 6, {}, 15),
+    ("fatality", 4, {}, 16),
 ]
 
 

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from shedders.gym import SingleAgentEnv, VectorSingleAgentEnv, random_policy_for
 
 
-@pytest.mark.parametrize("ruleset,n", [("core", 4), ("south_african", 3), ("house", 2)])
+@pytest.mark.parametrize("ruleset,n", [("core", 4), ("south_african", 3), ("house", 2), ("og", 5), ("fatality", 3)])
 def test_single_agent_env_passes_gymnasium_check_env(ruleset, n):
     check_env(SingleAgentEnv(ruleset, n, learner_seat="random"), skip_render_check=True)
 

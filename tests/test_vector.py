@@ -14,6 +14,9 @@ CONFIGS = [
     ("south_african", 4, {}),
     ("house", 5, {"base": "south_african", "rules": {"slap": True, "reverse_on_doubles": True}}),
     ("house", 2, {"rules": {"voluntary_pickup": False, "skip_8": True}}),
+    ("og", 4, {}),
+    ("og", 7, {}),
+    ("fatality", 5, {}),
 ]
 
 
@@ -177,3 +180,12 @@ def test_state_is_under_one_kib_per_game():
     for ruleset, n in (("core", 5), ("south_african", 6)):
         vg = shedders.VectorGame(ruleset, num_envs=16, num_players=n)
         assert vg.state_bytes_per_game <= 1024
+
+
+def test_random_game_lengths_counts_every_started_game_once():
+    from benchmarks.game_lengths import random_game_lengths
+
+    r = random_game_lengths("fatality", 3, games=50, batch=16, progress=False)
+    assert r["games"] == 50 and 0.0 <= r["truncated_share"] <= 1.0 and r["mean"] > 9
+    capped = random_game_lengths("og", 4, games=20, batch=8, ply_cap=20, progress=False)
+    assert capped["truncated_share"] == 1.0 and capped["mean"] == 20  # nobody can shed 9 cards in 20 decisions

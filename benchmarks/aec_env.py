@@ -75,7 +75,7 @@ def main() -> None:
         warm = [startup_seconds(clear_cache=False) for _ in range(3)]
         print(f"import + compile + first step: cold {cold:.1f} s, warm median {statistics.median(warm):.2f} s")
     steps_per_second("core", args.players, 1000, 0)  # warm-up
-    for ruleset in ("core", "south_african", "house"):
+    for ruleset in ("og", "fatality", "core", "south_african", "house"):
         runs = [steps_per_second(ruleset, args.players, args.steps, s) for s in range(args.repeats)]
         print(f"{ruleset:14s} {args.players}p  AEC env steps/s: median {statistics.median(runs):,.0f} "
               f"(min {min(runs):,.0f}, max {max(runs):,.0f}, {args.repeats} runs of {args.steps:,})")

@@ -31,7 +31,7 @@ import numpy as np
 import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
 
-RULESETS = ("core", "south_african", "house")
+RULESETS = ("og", "fatality", "core", "south_african", "house")
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
 

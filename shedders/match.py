@@ -25,7 +25,8 @@ class Match:
         self.env = raw_env(ruleset, num_players, render_mode, **kwargs)
         n = num_players
         self.tally = np.zeros(n)  # summed rewards per seat
-        self.losses = np.zeros(n, np.int64)  # times each seat was the Shithead
+        self.losses = np.zeros(n, np.int64)  # times each seat was the Shithead (the last player; none in og)
+        self.wins = np.zeros(n, np.int64)  # times each seat went out first (og's winner)
         self.games = 0
         self.truncated = 0
         self.last_winner: int | None = None
@@ -67,8 +68,10 @@ class Match:
             self.last_winner = self.last_loser = None
             loser = None
         else:
-            loser = self.env._loser()
-            self.losses[loser] += 1
+            loser = self.env._loser()  # None in og, where the game ends when the winner goes out
+            if loser is not None:
+                self.losses[loser] += 1
+            self.wins[placing[0]] += 1
             self.last_winner, self.last_loser = placing[0], loser
         self.env.last_loser = self.last_loser
         return {"placing": placing, "loser": loser, "rewards": rewards.tolist(), "truncated": bool(s.truncated[0])}

@@ -445,3 +445,31 @@ def test_ruling_a_sneak_offer_is_a_decision_of_its_own_in_the_sneak_phase_and_sc
     again = shedders.raw_env(OG, 3)
     again.reset(seed=1, options={"scenario": st})
     assert again.state_dict() == st and again.legal_action_names() == env.legal_action_names()
+
+
+def test_a_match_of_og_keeps_a_running_tally_of_wins():
+    """seed 000: "keep a running tally of how many wins each person has"."""
+    match = shedders.Match(OG, 3)
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        result = match.play_game(lambda env, agent: int(rng.choice(env.legal_actions())), seed=seed)
+        assert result["loser"] is None and len(result["placing"]) == 1
+    assert match.wins.sum() == 4 and match.losses.sum() == 0
+    assert match.tally.sum() == pytest.approx(0.0, abs=1e-5)  # +1 and -1/2, -1/2 each game
+
+
+def test_ruling_the_opening_play_has_its_normal_effects():
+    env = og([P("10 J", up="A", down="A"), P("Q K", up="Q", down="K")], phase="open")  # nobody holds 4..9
+    assert env.legal_action_names() == ["play 1x10"]
+    act(env, "play 1x10")  # a 10 opening burns: the opener starts the fresh pile
+    st = state(env)
+    assert st["pile"] == [] and st["current_player"] == 0 and st["out_of_play"] == ["10"]
+
+
+def test_ruling_a_sneaked_2_goes_on_top_of_the_played_2_and_the_pile_stays_reset():
+    env = og([P("2 4", up="A", down="A"), P("5 J", up="Q", down="K"), P("2 9", up="Q", down="K")], pile="K")
+    act(env, "play 1x2")
+    act(env, "sneak 1x2")
+    st = state(env)
+    assert st["pile"] == ["K", "2", "2"] and st["current_player"] == 1
+    assert env.legal_action_names() == ["play 1x5", "play 1xJ"]

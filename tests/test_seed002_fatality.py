@@ -30,7 +30,7 @@ def test_each_player_receives_3_face_down_3_face_up_and_3_in_hand_from_54_cards_
     st = state(env)
     for p in st["players"]:
         assert (len(p["face_down"]), len(p["face_up"]), len(p["hand"])) == (3, 3, 3)
-    assert st["deck"] == []
+    assert st["deck"] == [] and st["pile"] == []  # "The game starts with an empty discard pile"
 
 
 def test_ruling_2_to_6_players():

@@ -6,6 +6,7 @@ import numpy as np
 
 import shedders
 from conftest import P, act, cards, hand, make, state
+from shedders.engine import palace as K
 from shedders.envs.palace_env import observation_slices
 
 

@@ -1369,10 +1369,10 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewar
             k = np.int64(s.n_out[g])
             for q in range(k):
                 final_placing[g, q] = s.placing[g, q]
-            if s.terminated[g]:
+            if s.terminated[g] and k == n - 1:
                 for q in range(n):
                     if s.finished[g, q] == 0:
-                        final_placing[g, k] = q  # the last player, who never went out
+                        final_placing[g, k] = q  # the last player, who never went out (og: only the winner)
             final_plies[g] = s.plies[g]
             if autoreset:
                 deal_nb(s, g, next_game_seed_nb(s, g), params)

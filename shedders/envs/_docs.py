@@ -120,7 +120,9 @@ SPECS_OG = """- 2-8 players: one deck of 52 for 2-5 (2 players are shedders' ext
   burn). A sneak that completes a full set burns and the sneaker opens the fresh pile out of turn
   (`out_of_turn` in the observation); then play continues with the player whose turn it was.
 - The observation's `kind` says whether a decision is a turn (`play`, `open`, `eat`) or a sneak offer
-  (`sneak`), and `last` names the rank on offer.
+  (`sneak`), and `last` names the rank on offer. Only players holding the rank are asked (RULINGS), so the
+  env's `agent_selection` during a window tells who holds it; observations never do (a player who is not asked
+  sees `waiting` either way). Agents that should not peek use observations only, as the batched API does.
 - The first player with no cards anywhere wins and the game ends. Ply cap (default 5000 decisions): truncated.
 - Not modeled: the tally across games (use `shedders.Match`), the draw order "in the order that they emptied
   their hands" (decisions are sequential, so each player draws at once)."""

@@ -208,3 +208,37 @@ def test_the_hidden_shuffle_test_can_fail():
     K.observe_nb(env._state, 0, 0, env._params, a)
     K.observe_nb(s2, 0, 0, env._params, b)
     assert not np.array_equal(a, b)
+
+
+EVERY_COUNT = [("og", n) for n in range(2, 9)] + [("fatality", n) for n in range(2, 7)]
+
+
+@pytest.mark.parametrize("ruleset,n", EVERY_COUNT)
+def test_invariants_hold_at_every_player_count(ruleset, n):
+    """The properties above, checked together at every supported player count (hypothesis samples counts)."""
+    params_env = shedders.raw_env(ruleset, n)
+    params = params_env._params
+    obs_a = np.empty(K.observation_size(n), np.int8)
+    obs_b = np.empty_like(obs_a)
+    for seed in (n, 100 + n):
+        env = shedders.raw_env(ruleset, n, ply_cap=1500)
+
+        def check(env, step, rng):
+            assert conserved(env), f"card lost or duplicated at step {step}"
+            if not env.agents:
+                return
+            actor = env.agent_selection
+            if not (env.terminations[actor] or env.truncations[actor]):
+                for agent in env.agents:
+                    assert (env.observe(agent)["action_mask"].sum() > 0) == (agent == actor)
+            if step % 5 == 0:
+                viewer = int(rng.integers(n))
+                K.observe_nb(env._state, 0, viewer, params, obs_a)
+                K.observe_nb(shuffle_hidden(env._state, viewer, n, rng), 0, viewer, params, obs_b)
+                assert np.array_equal(obs_a, obs_b), f"observation of seat {viewer} leaks a hidden card"
+
+        trajectory = play_random(env, seed, check)
+        s = env._state
+        assert s.phase[0] == K.PH_OVER and s.terminated[0] != s.truncated[0]
+        again = play_random(shedders.raw_env(ruleset, n, ply_cap=1500), seed, check)
+        assert again == trajectory  # same seed, same game

@@ -90,11 +90,20 @@ class VectorGame:
         self._actions = np.zeros(b, np.int64)
         self._sampled = np.zeros(b, np.int64)
 
-    def reset(self):
-        """Deal every game afresh from the seed; returns (observation, action_mask)."""
+    def reset(self, seeds=None):
+        """Deal every game afresh from the seed; returns (observation, action_mask).
+
+        ``seeds`` (uint64, one per game) deals game g from ``seeds[g]`` instead, as ``env.reset(seed=s)`` deals
+        from ``game_seeds(s, 1)[0]``: the same seed in several rows gives the same deal (duplicate tournaments)."""
+        deal = self._seeds
+        if seeds is not None:
+            deal = np.asarray(seeds)
+            if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
+                raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
+            deal = deal.astype(np.uint64)
         K.batch_reset_nb(
             numba.get_num_threads(),
-            self.state, self._seeds, self.params, self.observation, self.action_mask, self.current_player,
+            self.state, deal, self.params, self.observation, self.action_mask, self.current_player,
             self.num_legal, self.legal_ids,
         )
         self.rewards[:] = 0

@@ -24,9 +24,11 @@ def test_agents_only_ever_choose_legal_actions(config, name, seed):
         return
     vg = shedders.VectorGame(ruleset, 64, n, seed=seed)
     vg.reset()
-    agent = agents.make(name, ruleset, n, seed=seed)
-    for _ in range(300):  # states reached by the agent itself, every phase included
-        a = agent.act(vg.observation, vg.action_mask)
+    searching = name in ("search", "oracle")
+    agent = agents.make(name, ruleset, n, seed=seed, **({"budget": 4} if searching else {}))
+    for _ in range(60 if searching else 300):  # states reached by the agent itself, every phase included
+        a = agent.act(vg.observation, vg.action_mask, state=vg.state) if searching else agent.act(
+            vg.observation, vg.action_mask)
         assert np.all(vg.action_mask[np.arange(64), a] == 1)
         vg.step(a)
 
@@ -152,3 +154,46 @@ def test_greedy_sneaks_plain_cards_keeps_wilds_and_covers_with_its_best_cards():
     assert env.action_names[policy(env, "player_2")] == "pass"
     env = make("og", phase="setup", players=[P("4 5 9 10 A 2"), P("6 7 8 J Q K")])
     assert env.action_names[policy(env, "player_0")] == "cover 10"
+
+
+def test_search_needs_the_engine_state_and_a_positive_budget():
+    vg = shedders.VectorGame("core", 4, 3, seed=0)
+    vg.reset()
+    with pytest.raises(ValueError, match="needs the engine state"):
+        agents.make("search", "core", 3).act(vg.observation, vg.action_mask)
+    with pytest.raises(ValueError, match="budget"):
+        agents.make("search", "core", 3, budget=0)
+
+
+@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african"])
+def test_search_decides_on_what_it_may_know_only(ruleset):
+    """Reshuffling every card the deciding player cannot see leaves search's choice unchanged (same seed): it
+    samples worlds from the information set, never from the true hidden cards. The oracle is the control."""
+    from test_properties import copy_state, shuffle_hidden
+
+    n = 4
+    vg = shedders.VectorGame(ruleset, 1, n, seed=7)
+    vg.reset()
+    rng = np.random.default_rng(0)
+    checked = 0
+    for step in range(400):
+        if vg.num_legal[0] > 1 and step % 3 == 0:
+            shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng)
+            same = copy_state(vg.state)
+            a1 = agents.make("search", ruleset, n, seed=3, budget=24).act(vg.observation, vg.action_mask, state=same)
+            a2 = agents.make("search", ruleset, n, seed=3, budget=24).act(vg.observation, vg.action_mask,
+                                                                         state=shuffled)
+            assert a1[0] == a2[0], f"search's choice depends on hidden cards at step {step}"
+            checked += 1
+        vg.step(vg.sample_legal())
+    assert checked > 20
+
+
+def test_search_beats_greedy_in_fatality(tmp_path):
+    """A small duplicate tournament: search (64 rollouts per decision) collects more reward than greedy."""
+    from experiments.tournament import Config, run
+
+    s = run(Config(ruleset="fatality", players=4, agents=["greedy", "search:budget=64"], games=32, seed=1,
+                   out=str(tmp_path)), progress=False)
+    by = {a["agent"]: a for a in s["agents"]}
+    assert by["search:budget=64"]["mean_reward"] > by["greedy"]["mean_reward"]

@@ -1,0 +1,86 @@
+"""``search`` and ``oracle``: determinized Monte Carlo over the legal actions, rolled out on the batched engine.
+
+For each decision, every legal action is tried in ``n = max(1, budget // legal)`` sampled worlds, the same worlds
+for every action (common random numbers, so differences between actions are not drowned by deal noise). A world
+keeps everything the deciding player knows (own hand, every face-up card, the cards others are publicly known to
+hold because they picked them up, the pile, what left play, sizes of every zone) and resamples the rest: the
+others' unknown hand cards, every face-down card and the draw pile's order. After the action, a rollout plays the
+world to its end with the ``greedy`` policy (a uniformly random legal action with probability ``eps``), in numba.
+The action with the highest mean reward is chosen. This is "determinized" or "perfect-information Monte Carlo"
+search (Long, Sturtevant, Buro and Furtak, AAAI 2010; Cowling, Powley and Whitehouse, IEEE TCIAIG 2012 for its
+information-set refinement).
+
+``oracle`` is the same search without the resampling: its rollouts see every hidden card and the deck's order.
+It stands for the fictive player who knows the chance outcomes (for skill-versus-luck measurements) and is never a
+fair opponent.
+
+Both need the engine state, not only observations:
+
+    agent = agents.make("search", ruleset="og", num_players=4, seed=0, budget=64)
+    actions = agent.act(vg.observation, vg.action_mask, state=vg.state)          # every game of a VectorGame
+    actions = agent.act(obs[rows], mask[rows], state=vg.state, games=rows)       # some of them
+
+``budget`` is the number of rollouts per decision (decisions with one legal action cost none).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from agents.base import Agent, check_batch
+from shedders.engine import palace as K
+
+
+class SearchAgent(Agent):
+    name = "search"
+    oracle = False
+    needs_state = True
+
+    def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
+                 eps: float = 0.1, max_plies: int = 3000, **options):
+        super().__init__(ruleset, num_players, seed, **options)
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+            raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
+        if not 0.0 <= eps <= 1.0:
+            raise ValueError(f"eps must be in [0, 1], got {eps!r}")
+        self.budget = int(budget)
+        self.eps_milli = int(round(eps * 1000))
+        self.max_plies = int(max_plies)
+        self.params = self.rules.to_params()
+        self._cap = 0
+
+    def _scratch(self, b: int):
+        if b > self._cap:
+            self._cap = max(b, 2 * self._cap)
+            c = self._cap
+            self._work = K.alloc_state(c, self.rules.num_players, self.rules.num_cards)
+            self._mask = np.zeros((c, K.N_ACTIONS), np.int8)
+            self._ids = np.zeros((c, K.N_ACTIONS), np.int16)
+            self._mask2 = np.zeros((c, K.N_ACTIONS), np.int8)
+            self._ids2 = np.zeros((c, K.N_ACTIONS), np.int16)
+            self._pool = np.zeros((c, max(128, self.rules.num_cards)), np.int8)
+            self._out = np.zeros(c, np.int64)
+
+    def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
+        """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
+        _, mask = check_batch(observation, action_mask)
+        if state is None:
+            raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
+        games = np.arange(len(mask), dtype=np.int64) if games is None else np.asarray(games, np.int64)
+        if games.shape != (len(mask),):
+            raise ValueError(f"games must name one state row per observation, got shape {games.shape}")
+        b = len(games)
+        self._scratch(b)
+        seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
+        out = self._out[:b]
+        K.batch_search_nb(
+            numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
+            self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool, out,
+        )
+        return out.copy()
+
+
+class OracleAgent(SearchAgent):
+    name = "oracle"
+    oracle = True

@@ -1,0 +1,1 @@
+"""Experiment scripts: tournaments (``python -m experiments.tournament``), and more with their issues."""

@@ -1,0 +1,477 @@
+"""Tournaments that rank agents: duplicate deals, rotated seats, confidence intervals, OpenSkill ratings.
+
+    python -m experiments.tournament --ruleset core --players 4 --agents random,greedy,expert,search --games 2000
+    python -m experiments.tournament --ruleset og --agents random,greedy,search:budget=128,oracle --workers 2
+
+Format (duplicate, as in bridge and in poker AI evaluations): each deal is played once per seat rotation, N times
+at N players, with the same cards; in rotation j the agent of seat i sits at seat (i + j) mod N. Which agents sit
+at a deal (and their order) is drawn from the tournament seed: with as many agents as seats, a random order; with
+more, a random subset; with fewer, every agent once and the rest filled at random. So no agent gains from its
+seat, and the luck of the deal is shared by all.
+
+``--games`` counts deals; a run plays ``games * players`` games. Output goes to ``runs/<name>/``: ``results.json``
+(everything), ``agents.csv``, ``pairwise.csv``, ``games.csv`` (one row per game) and ``ratings.png``; the table is
+printed too. A killed run loses only its unfinished chunk of deals: finished chunks are kept in
+``runs/<name>/chunks/`` and reused by a rerun with the same arguments.
+
+Who did better is read from the rewards, the ruleset's own scoring: seats are ranked by the reward they collected
+(equal rewards tie). So in core, south_african and house every non-Shithead ties for first, in og the winner is
+first and the rest tie, in fatality the finishing order counts. Statistics (95% intervals): win rate (the share
+of games an agent's seat ends with the game's best reward; truncated games count as no win: about 1/N for a
+luck-only agent in og and fatality, (N-1)/N in core) and mean placing (finishing order; players who never went
+out share the places left), each with intervals from the per-deal means (deals are independent; the seatings of
+one deal are not); mean reward likewise; head-to-head: how often agent A ranks ahead of B when both sit at a game
+(ties count half); OpenSkill (Plackett-Luce) ratings from the reward ranks, updated game by game in a fixed
+order, reported as mu +- 1.96 sigma.
+
+Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
+second copy of an agent under its own label (``greedy,greedy@2``). Agents are built from
+``agents.make`` with a seed derived from the tournament seed, per chunk, so results do not depend on
+``--workers``. ``--backend ray`` spreads chunks over a Ray cluster (``ray.init(address=...)`` or a local one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+CHUNK_DEALS = 32  # deals per chunk: the unit of work, of seeding and of saved progress
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Configuration
+# ------------------------------------------------------------------------------------------------------------------
+@dataclass
+class Config:
+    ruleset: str = "core"
+    players: int = 4
+    agents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    games: int = 200  # deals; each is played once per seat rotation
+    seed: int = 0
+    workers: int = 1
+    backend: str = "local"  # "local" or "ray"
+    out: str = "runs"
+    name: str | None = None
+    ply_cap: int = 5000
+
+    def run_name(self) -> str:
+        if self.name:
+            return self.name
+        key = json.dumps({k: v for k, v in asdict(self).items() if k not in ("workers", "backend", "out", "name")},
+                         sort_keys=True)
+        return f"tournament-{self.ruleset}-{self.players}p-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
+
+
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """``"search:budget=128+eps=0.1"`` -> ("search", {"budget": 128, "eps": 0.1})."""
+    name, _, opts = spec.partition(":")
+    name = name.partition("@")[0]  # "greedy@2": a second greedy, reported under its own label
+    options = {}
+    for kv in filter(None, opts.split("+")):
+        k, eq, v = kv.partition("=")
+        if not eq:
+            raise ValueError(f"agent option {kv!r} in {spec!r} must be key=value")
+        for cast in (int, float, str):
+            try:
+                options[k] = cast(v)
+                break
+            except ValueError:
+                continue
+    return name, options
+
+
+def split_agents(text: str) -> list[str]:
+    """Agents are comma separated; options use ``:`` and ``+`` (``search:budget=128+eps=0.05``)."""
+    return [a.strip() for a in text.split(",") if a.strip()]
+
+
+def lineups(cfg: Config, rng: np.random.Generator, deals: int) -> np.ndarray:
+    """(deals, players) agent indices seated at each deal before rotation."""
+    k, n = len(cfg.agents), cfg.players
+    out = np.zeros((deals, n), np.int64)
+    for d in range(deals):
+        if k == n:
+            out[d] = rng.permutation(k)
+        elif k > n:
+            out[d] = rng.choice(k, size=n, replace=False)
+        else:
+            seat = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
+            out[d] = rng.permutation(seat)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Playing one chunk of deals (in any process)
+# ------------------------------------------------------------------------------------------------------------------
+def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
+    """Play deals [chunk * CHUNK_DEALS, + deals) in every rotation; returns one record per game."""
+    import agents as agents_pkg
+    import shedders
+    from shedders.vector import game_seeds
+
+    cfg = Config(**cfg_dict)
+    n = cfg.players
+    first = chunk * CHUNK_DEALS
+    deal_seeds = game_seeds(cfg.seed, deals, start=first)
+    lineup = lineups(cfg, np.random.default_rng([cfg.seed, chunk, 1]), deals)
+    rows = deals * n
+    # row = deal * n + rotation; seat i of rotation j holds lineup[(i - j) mod n]
+    seat_agent = np.zeros((rows, n), np.int64)
+    for d in range(deals):
+        for j in range(n):
+            for i in range(n):
+                seat_agent[d * n + j, i] = lineup[d, (i - j) % n]
+    vg = shedders.VectorGame(cfg.ruleset, rows, n, seed=cfg.seed, autoreset=False, ply_cap=cfg.ply_cap)
+    vg.reset(seeds=np.repeat(deal_seeds, n))
+    built = []
+    for idx, spec in enumerate(cfg.agents):
+        name, options = parse_agent(spec)
+        built.append(agents_pkg.make(name, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
+                                                                     .integers(2**31)), **options))
+    total = np.zeros((rows, n))
+    placing = np.full((rows, n), -1, np.int64)
+    plies = np.zeros(rows, np.int64)
+    truncated = np.zeros(rows, bool)
+    live = np.ones(rows, bool)
+    all_rows = np.arange(rows)
+    while live.any():
+        actions = np.full(rows, -1, np.int64)
+        acting = seat_agent[all_rows, np.maximum(vg.current_player, 0)]
+        for k, agent in enumerate(built):
+            sel = np.flatnonzero(live & (acting == k))
+            if not len(sel):
+                continue
+            if getattr(agent, "needs_state", False):
+                actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel], state=vg.state, games=sel)
+            else:
+                actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel])
+        vg.step(actions)
+        total += vg.rewards
+        ended = np.flatnonzero(live & (vg.terminated | vg.truncated))
+        if len(ended):
+            placing[ended] = vg.final_placing[ended]
+            plies[ended] = vg.final_plies[ended]
+            truncated[ended] = vg.truncated[ended]
+            live[ended] = False
+    return {
+        "chunk": chunk,
+        "deal": (first + all_rows // n).tolist(),
+        "seat_agent": seat_agent.tolist(),
+        "reward": total.tolist(),
+        "placing": placing.tolist(),
+        "plies": plies.tolist(),
+        "truncated": truncated.tolist(),
+    }
+
+
+def places(order: list[int], n: int) -> np.ndarray:
+    """Place (1-based) of each seat from a finishing order padded with -1; seats not listed share the rest."""
+    out = np.zeros(n)
+    listed = [s for s in order if s >= 0]
+    for pos, seat in enumerate(listed):
+        out[seat] = pos + 1
+    rest = [s for s in range(n) if s not in listed]
+    if rest:
+        out[rest] = np.mean(np.arange(len(listed) + 1, n + 1))
+    return out
+
+
+def reward_ranks(reward) -> np.ndarray:
+    """Rank (1 = best) of each seat by the reward it collected in the game; equal rewards share the better rank.
+    This is the ruleset's own notion of who did well: core's non-Shitheads all tie, og's losers all tie,
+    fatality's placings are all distinct."""
+    r = np.round(np.asarray(reward, float), 6)
+    return np.array([1 + int(np.sum(r > x)) for x in r])
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Aggregation
+# ------------------------------------------------------------------------------------------------------------------
+def mean_ci(values_by_deal: list[float]) -> tuple[float, float, float]:
+    x = np.asarray(values_by_deal, float)
+    if len(x) == 0:
+        return math.nan, math.nan, math.nan
+    m = float(x.mean())
+    h = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.nan
+    return m, m - h, m + h
+
+
+def summarize(cfg: Config, records: list[dict]) -> dict:
+    from openskill.models import PlackettLuce
+
+    n, k = cfg.players, len(cfg.agents)
+    deal = np.concatenate([np.asarray(r["deal"]) for r in records])
+    seat_agent = np.concatenate([np.asarray(r["seat_agent"]) for r in records])
+    reward = np.concatenate([np.asarray(r["reward"]) for r in records])
+    order = np.concatenate([np.asarray(r["placing"]) for r in records])
+    plies = np.concatenate([np.asarray(r["plies"]) for r in records])
+    trunc = np.concatenate([np.asarray(r["truncated"]) for r in records])
+    sort = np.lexsort((np.arange(len(deal)), deal))  # a fixed game order, whatever the chunk order
+    deal, seat_agent, reward, order, plies, trunc = (a[sort] for a in (deal, seat_agent, reward, order, plies, trunc))
+    place = np.array([places(list(o), n) for o in order])
+    rank = np.array([reward_ranks(r) for r in reward])
+    games = len(deal)
+
+    per_agent = []
+    for a in range(k):
+        by_deal_win, by_deal_place, by_deal_reward = {}, {}, {}
+        for g in range(games):
+            seats = np.flatnonzero(seat_agent[g] == a)
+            for s in seats:
+                by_deal_win.setdefault(deal[g], []).append(float(rank[g, s] == 1 and not trunc[g]))
+                by_deal_place.setdefault(deal[g], []).append(place[g, s])
+                by_deal_reward.setdefault(deal[g], []).append(reward[g, s])
+        w = mean_ci([np.mean(v) for v in by_deal_win.values()])
+        p = mean_ci([np.mean(v) for v in by_deal_place.values()])
+        r = mean_ci([np.mean(v) for v in by_deal_reward.values()])
+        per_agent.append({
+            "agent": cfg.agents[a], "seats_played": int(sum(len(v) for v in by_deal_win.values())),
+            "win_rate": w[0], "win_lo": w[1], "win_hi": w[2],
+            "mean_placing": p[0], "placing_lo": p[1], "placing_hi": p[2],
+            "mean_reward": r[0], "reward_lo": r[1], "reward_hi": r[2],
+        })
+
+    pairwise = []
+    for a in range(k):
+        for b in range(k):
+            if a == b:
+                continue
+            by_deal = {}
+            for g in range(games):
+                sa, sb = np.flatnonzero(seat_agent[g] == a), np.flatnonzero(seat_agent[g] == b)
+                for i in sa:
+                    for j in sb:
+                        score = 1.0 if rank[g, i] < rank[g, j] else 0.5 if rank[g, i] == rank[g, j] else 0.0
+                        by_deal.setdefault(deal[g], []).append(score)
+            m = mean_ci([np.mean(v) for v in by_deal.values()])
+            pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": sum(map(len, by_deal.values())),
+                             "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=cfg.agents[a]) for a in range(k)]
+    for g in range(games):
+        present = sorted(set(seat_agent[g].tolist()))
+        if len(present) < 2:
+            continue
+        best = [min(rank[g, s] for s in np.flatnonzero(seat_agent[g] == a)) for a in present]
+        new = model.rate([[ratings[a]] for a in present], ranks=best)
+        for a, team in zip(present, new):
+            ratings[a] = team[0]
+    for row, rt in zip(per_agent, ratings):
+        row.update(mu=rt.mu, sigma=rt.sigma, mu_lo=rt.mu - 1.96 * rt.sigma, mu_hi=rt.mu + 1.96 * rt.sigma)
+
+    return {
+        "config": asdict(cfg),
+        "games": int(games),
+        "deals": int(len(np.unique(deal))),
+        "mean_length": float(plies.mean()),
+        "truncated_share": float(trunc.mean()),
+        "agents": per_agent,
+        "pairwise": pairwise,
+        "game_rows": {"deal": deal.tolist(), "seat_agent": seat_agent.tolist(), "reward": reward.tolist(),
+                      "place": place.tolist(), "plies": plies.tolist(), "truncated": trunc.tolist()},
+    }
+
+
+def table(summary: dict) -> str:
+    cfg = summary["config"]
+    lines = [
+        f"{cfg['ruleset']}, {cfg['players']} players: {summary['deals']} deals x {cfg['players']} seatings = "
+        f"{summary['games']} games; mean length {summary['mean_length']:.0f} decisions, "
+        f"{summary['truncated_share']:.1%} truncated",
+        "",
+        "| agent | OpenSkill mu (95%) | win rate (95%) | mean placing (95%) | mean reward (95%) |",
+        "|---|---|---|---|---|",
+    ]
+    for a in sorted(summary["agents"], key=lambda r: -r["mu"]):
+        lines.append(
+            f"| {a['agent']} | {a['mu']:.1f} [{a['mu_lo']:.1f}, {a['mu_hi']:.1f}] "
+            f"| {a['win_rate']:.3f} [{a['win_lo']:.3f}, {a['win_hi']:.3f}] "
+            f"| {a['mean_placing']:.2f} [{a['placing_lo']:.2f}, {a['placing_hi']:.2f}] "
+            f"| {a['mean_reward']:+.3f} [{a['reward_lo']:+.3f}, {a['reward_hi']:+.3f}] |"
+        )
+    names = [a["agent"] for a in summary["agents"]]
+    lines += ["", "Head-to-head (row finishes ahead of column; ties half):", "",
+              "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append("-")
+                continue
+            p = next(x for x in summary["pairwise"] if x["agent"] == a and x["opponent"] == b)
+            cells.append("n/a" if not p["games"] else f"{p['ahead']:.3f}")
+        lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(summary: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(summary["agents"], key=lambda r: r["mu"])
+    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(rows)))
+    y = np.arange(len(rows))
+    mu = np.array([r["mu"] for r in rows])
+    ax.errorbar(mu, y, xerr=1.96 * np.array([r["sigma"] for r in rows]), fmt="o", capsize=4)
+    ax.set_yticks(y, [r["agent"] for r in rows])
+    ax.set_xlabel("OpenSkill (Plackett-Luce) mu, 95% interval")
+    cfg = summary["config"]
+    ax.set_title(f"{cfg['ruleset']}, {cfg['players']} players, {summary['games']} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_outputs(summary: dict, run_dir: Path) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "results.json").write_text(json.dumps(summary, indent=1))
+    with open(run_dir / "agents.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(summary["agents"][0]))
+        w.writeheader()
+        w.writerows(summary["agents"])
+    with open(run_dir / "pairwise.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(summary["pairwise"][0]))
+        w.writeheader()
+        w.writerows(summary["pairwise"])
+    rows = summary["game_rows"]
+    with open(run_dir / "games.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        n = summary["config"]["players"]
+        w.writerow(["deal"] + [f"agent_{i}" for i in range(n)] + [f"place_{i}" for i in range(n)]
+                   + [f"reward_{i}" for i in range(n)] + ["plies", "truncated"])
+        names = summary["config"]["agents"]
+        for i in range(len(rows["deal"])):
+            w.writerow([rows["deal"][i]] + [names[a] for a in rows["seat_agent"][i]] + rows["place"][i]
+                       + [round(x, 6) for x in rows["reward"][i]] + [rows["plies"][i], rows["truncated"][i]])
+    (run_dir / "table.md").write_text(table(summary) + "\n")
+    plot(summary, run_dir / "ratings.png")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Running
+# ------------------------------------------------------------------------------------------------------------------
+def run(cfg: Config, progress: bool = True) -> dict:
+    """Play the tournament (reusing saved chunks), write ``runs/<name>/`` and return the summary."""
+    from tqdm import tqdm
+
+    import agents as agents_pkg
+    import shedders
+
+    shedders.make_rules(cfg.ruleset, cfg.players)  # validates ruleset and player count
+    for spec in cfg.agents:
+        name, _ = parse_agent(spec)
+        if name not in agents_pkg.REGISTRY:
+            raise ValueError(f"unknown agent {name!r}; available: {', '.join(agents_pkg.REGISTRY)}")
+    if cfg.games < 1:
+        raise ValueError(f"games must be at least 1, got {cfg.games}")
+    run_dir = Path(cfg.out) / cfg.run_name()
+    chunk_dir = run_dir / "chunks"
+    chunk_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
+    n_chunks = math.ceil(cfg.games / CHUNK_DEALS)
+    todo = []
+    records = {}
+    for c in range(n_chunks):
+        deals = min(CHUNK_DEALS, cfg.games - c * CHUNK_DEALS)
+        path = chunk_dir / f"{c:05d}.json"
+        if path.exists():
+            records[c] = json.loads(path.read_text())
+        else:
+            todo.append((c, deals))
+    bar = tqdm(total=cfg.games * cfg.players, initial=sum(len(r["deal"]) for r in records.values()),
+               desc=f"{cfg.ruleset} tournament (games)", disable=not progress, unit="game")
+    cfg_dict = asdict(cfg)
+
+    def done(rec):
+        path = chunk_dir / f"{rec['chunk']:05d}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rec))
+        os.replace(tmp, path)  # atomic: a killed run never leaves half a chunk
+        records[rec["chunk"]] = rec
+        bar.update(len(rec["deal"]))
+
+    if cfg.backend == "ray":
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=os.environ.get("RAY_ADDRESS"), num_cpus=cfg.workers if "RAY_ADDRESS" not in os.environ
+                     else None, include_dashboard=False, log_to_driver=False)
+        remote = ray.remote(play_chunk)
+        pending = [remote.remote(cfg_dict, c, d) for c, d in todo]
+        while pending:
+            ready, pending = ray.wait(pending)
+            for r in ray.get(ready):
+                done(r)
+    elif cfg.workers > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        # spawn, not fork: numba's thread pool does not survive a fork; one numba thread per worker process
+        saved = os.environ.get("NUMBA_NUM_THREADS")
+        os.environ["NUMBA_NUM_THREADS"] = "1"
+        try:
+            with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(play_chunk, cfg_dict, c, d) for c, d in todo]
+                for f in as_completed(futures):
+                    done(f.result())
+        finally:
+            if saved is None:
+                os.environ.pop("NUMBA_NUM_THREADS", None)
+            else:
+                os.environ["NUMBA_NUM_THREADS"] = saved
+    elif cfg.backend == "local":
+        for c, d in todo:
+            done(play_chunk(cfg_dict, c, d))
+    else:
+        raise ValueError(f"unknown backend {cfg.backend!r}; allowed: local, ray")
+    bar.close()
+    summary = summarize(cfg, [records[c] for c in sorted(records)])
+    write_outputs(summary, run_dir)
+    summary["run_dir"] = str(run_dir)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ruleset", default="core")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--agents", default="random,greedy,expert",
+                    help="comma separated; options as name:key=value+key=value (search:budget=128)")
+    ap.add_argument("--games", type=int, default=200, help="deals; each is played in every seat rotation")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1, help="processes (local backend) or CPUs for a local Ray")
+    ap.add_argument("--backend", default="local", choices=["local", "ray"])
+    ap.add_argument("--out", default="runs")
+    ap.add_argument("--name", default=None, help="run directory name (default: derived from the arguments)")
+    ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
+                 seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
+                 ply_cap=args.ply_cap)
+    t = time.perf_counter()
+    try:
+        summary = run(cfg, progress=not args.quiet)
+    except ValueError as e:
+        ap.error(str(e))
+    print(table(summary))
+    print(f"\nwrote {summary['run_dir']}/ (results.json, agents.csv, pairwise.csv, games.csv, ratings.png) "
+          f"in {time.perf_counter() - t:.0f} s")
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

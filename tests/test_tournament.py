@@ -1,0 +1,84 @@
+"""The tournament runner: duplicate deals and seat rotation on rigged cases with known answers, reproducibility,
+outputs, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from experiments import tournament as T
+
+
+def test_every_deal_is_played_in_every_rotation_each_agent_once_in_each_seat():
+    cfg = T.Config(ruleset="fatality", players=4, agents=["random", "greedy", "expert", "search"], games=5, seed=3)
+    lineup = T.lineups(cfg, np.random.default_rng(0), 5)
+    assert all(sorted(row) == [0, 1, 2, 3] for row in lineup.tolist())
+    rec = T.play_chunk({**T.asdict(cfg), "agents": ["random", "greedy", "random", "greedy"]}, 0, 2)
+    seat_agent = np.array(rec["seat_agent"]).reshape(2, 4, 4)  # deal, rotation, seat
+    for d in range(2):
+        for seat in range(4):
+            assert sorted(seat_agent[d, :, seat]) == [0, 1, 2, 3]  # each agent once per seat over the rotations
+    assert rec["deal"] == [0] * 4 + [1] * 4
+
+
+def test_rigged_identical_deterministic_agents_tie_exactly(tmp_path):
+    """Two copies of the deterministic greedy under different names: duplicate deals and rotated seats make every
+    difference cancel, so head-to-head is exactly one half and their numbers are equal."""
+    s = T.run(T.Config(ruleset="og", players=4, agents=["greedy", "greedy@2"], games=6, seed=2, out=str(tmp_path)),
+              progress=False)
+    a, b = s["agents"]
+    assert a["win_rate"] == b["win_rate"] and a["mean_reward"] == pytest.approx(b["mean_reward"])
+    h2h = [p for p in s["pairwise"] if p["agent"] == "greedy"][0]
+    assert h2h["ahead"] == pytest.approx(0.5)
+
+
+def test_rigged_a_pure_seat_advantage_is_cancelled(tmp_path):
+    """Random against itself under two names, on the same deals and the same streams per rotation: whatever the
+    seats are worth, both names sit in each seat equally often."""
+    s = T.run(T.Config(ruleset="fatality", players=2, agents=["random", "random@2"], games=8, seed=5,
+                       out=str(tmp_path)), progress=False)
+    seats = np.array(s["game_rows"]["seat_agent"])
+    for seat in range(2):
+        assert np.sum(seats[:, seat] == 0) == np.sum(seats[:, seat] == 1)
+
+
+def test_reward_ranks_follow_each_rulesets_scoring():
+    assert T.reward_ranks([1 / 3, -1, 1 / 3, 1 / 3]).tolist() == [1, 4, 1, 1]  # core: non-Shitheads tie
+    assert T.reward_ranks([1, -1 / 3, -1 / 3, -1 / 3]).tolist() == [1, 2, 2, 2]  # og: the winner, then a tie
+    assert T.reward_ranks([-1, 1, 1 / 3, -1 / 3]).tolist() == [4, 1, 2, 3]  # fatality: finishing order
+
+
+def test_the_tournament_is_reproducible_from_its_seed_and_independent_of_workers(tmp_path):
+    kw = dict(ruleset="fatality", players=3, agents=["random", "greedy", "search:budget=4"], games=40, seed=9)
+    one = T.run(T.Config(out=str(tmp_path / "a"), **kw), progress=False)
+    two = T.run(T.Config(out=str(tmp_path / "b"), workers=2, **kw), progress=False)
+    assert one["game_rows"] == two["game_rows"] and one["agents"] == two["agents"]
+
+
+def test_outputs_and_resuming_from_saved_chunks(tmp_path):
+    cfg = T.Config(ruleset="core", players=3, agents=["random", "greedy"], games=40, seed=1, out=str(tmp_path))
+    s = T.run(cfg, progress=False)
+    run_dir = tmp_path / cfg.run_name()
+    for f in ("results.json", "agents.csv", "pairwise.csv", "games.csv", "ratings.png", "table.md"):
+        assert (run_dir / f).exists(), f
+    assert json.loads((run_dir / "results.json").read_text())["games"] == 120
+    chunks = sorted((run_dir / "chunks").glob("*.json"))
+    assert len(chunks) == 2
+    chunks[1].unlink()  # as if killed during the second chunk
+    again = T.run(cfg, progress=False)
+    assert again["game_rows"] == s["game_rows"]
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="unknown agent 'alphago'"):
+        T.run(T.Config(agents=["alphago"]), progress=False)
+    with pytest.raises(ValueError, match="bad num_players"):
+        T.run(T.Config(players=9), progress=False)
+    with pytest.raises(ValueError, match="key=value"):
+        T.parse_agent("search:budget")
+    assert T.parse_agent("search:budget=128+eps=0.05") == ("search", {"budget": 128, "eps": 0.05})
+    assert T.parse_agent("greedy@2") == ("greedy", {})
+    with pytest.raises(SystemExit):
+        T.main(["--ruleset", "poker", "--quiet"])

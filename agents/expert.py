@@ -1,4 +1,8 @@
-"""``expert`` for the seed-003 family (core, south_african, house): seed 003's strategy, as small named rules.
+"""``expert``: each seed's own strategy, as small named rules; for og and fatality the rules are listed with
+their methods (``sabotage_with_a_3``; ``skip_the_leader``, ``shed_face_up_along``), on top
+of ``complete_a_burn`` (a full set in og, four or more in fatality) and, in fatality, ``swap_best_to_table``.
+
+For the seed-003 family (core, south_african, house): seed 003's strategy, as small named rules.
 
 Each rule is a function over the batch; ``act`` applies them in order and the first that decides a row wins.
 
@@ -33,11 +37,58 @@ class ExpertAgent(GreedyAgent):
     name = "expert"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options):
-        if ruleset in ("og", "fatality"):
-            raise ValueError(f"the expert for {ruleset!r} is not written yet; available for: core, south_african, house")
         super().__init__(ruleset, num_players, seed, **options)
         self._sl = observation_slices(self.rules.num_players)
         self._set_size = self.rules.set_size if self.rules.four_burn else 10**6
+        self._family = self.rules.family
+
+    def cards_left(self, obs):
+        """(B, N) cards each relative seat still holds (hand, face-up, face-down)."""
+        n = self.rules.num_players
+        return (obs[:, self._sl["hand_size"]].astype(np.int64) + obs[:, self._sl["face_down"]]
+                + obs[:, self._sl["face_up"]].reshape(len(obs), n, K.R).sum(axis=2))
+
+    # -- og rules (seed 000, "Strategy") --------------------------------------------------------------------------
+    def sabotage_with_a_3(self, obs, mask, out):
+        """seed 000: "Sometimes you should play a high card to force the next player to pick up the pile": when
+        the next player is down to 4 cards or fewer (and the pile holds 2 or more), or leads the table (and the
+        pile holds 4 or more), a 3 makes them pick it up."""
+        three = K.A_PLAY + K.R3 * K.MAXC
+        rows = np.flatnonzero((out == UNDECIDED) & (mask[:, three] == 1))
+        if not len(rows):
+            return
+        left = self.cards_left(obs[rows]).astype(float)
+        left[:, 0] = np.inf
+        leader = left[:, 1] <= left.min(axis=1)  # the next player holds the fewest cards of all opponents
+        pile = obs[rows, self._sl["pile_size"].start]
+        near = ((left[:, 1] <= 4) & (pile >= 2)) | (leader & (pile >= 4))
+        out[rows[near]] = three
+
+    # -- fatality rules (seed 002) --------------------------------------------------------------------------------
+    def shed_face_up_along(self, obs, mask, out):
+        """seed 002: face-up cards may join the last hand cards of their rank (and a hand of 3s may take the top's
+        rank with face-up cards of it): take the play that sheds the most cards at once."""
+        rows = np.flatnonzero(out == UNDECIDED)
+        if not len(rows):
+            return
+        ups = mask[rows, K.A_PLAY_UP : K.A_PICKUP_WITH]
+        has = ups.any(axis=1)
+        last = ups.shape[1] - 1 - ups[:, ::-1].argmax(axis=1)  # the highest id: most face-up cards
+        out[rows[has]] = (K.A_PLAY_UP + last)[has]
+
+    def skip_the_leader(self, obs, mask, out):
+        """seed 002 "8s: the next player is skipped": when the next player is closest to going out, skip them."""
+        rows = np.flatnonzero(out == UNDECIDED)
+        if not len(rows):
+            return
+        eights = mask[rows, K.A_PLAY + K.R8 * K.MAXC : K.A_PLAY + K.R9 * K.MAXC].sum(axis=1)
+        left = self.cards_left(obs[rows]).astype(float)
+        left[obs[rows, self._sl["finished"]] == 1] = np.inf
+        left[:, 0] = np.inf
+        nxt = left[:, 1]
+        leader = (nxt <= left.min(axis=1)) & (nxt <= 5)
+        ok = (eights > 0) & leader
+        out[rows[ok]] = (K.A_PLAY + K.R8 * K.MAXC + eights - 1)[ok]
 
     # -- rule 1 ---------------------------------------------------------------------------------------------------
     def swap_best_to_table(self, obs, mask, out):
@@ -95,10 +146,20 @@ class ExpertAgent(GreedyAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs, mask = check_batch(observation, action_mask)
         out = np.full(len(mask), UNDECIDED, np.int64)
-        self.swap_best_to_table(obs, mask, out)
-        self.counter_every_joker(obs, mask, out)
-        self.nominate_the_leader(obs, mask, out)
-        self.complete_a_burn(obs, mask, out)
+        self._kind_col = obs[:, self._sl["kind"]].argmax(axis=1)
+        if self._family == K.FAM_OG:
+            self.complete_a_burn(obs, mask, out)
+            self.sabotage_with_a_3(obs, mask, out)
+        elif self._family == K.FAM_FAT:
+            self.swap_best_to_table(obs, mask, out)
+            self.complete_a_burn(obs, mask, out)
+            self.skip_the_leader(obs, mask, out)
+            self.shed_face_up_along(obs, mask, out)
+        else:
+            self.swap_best_to_table(obs, mask, out)
+            self.counter_every_joker(obs, mask, out)
+            self.nominate_the_leader(obs, mask, out)
+            self.complete_a_burn(obs, mask, out)
         rest = out == UNDECIDED
         if rest.any():  # rule 5
             out[rest] = super().act(obs[rest], mask[rest])

@@ -20,7 +20,10 @@ Both need the engine state, not only observations:
     actions = agent.act(vg.observation, vg.action_mask, state=vg.state)          # every game of a VectorGame
     actions = agent.act(obs[rows], mask[rows], state=vg.state, games=rows)       # some of them
 
-``budget`` is the number of rollouts per decision (decisions with one legal action cost none).
+``budget`` is the number of rollouts per decision (decisions with one legal action cost none); ``max_plies``
+caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
+south_african's Joker ping-pong between greedy players from eating the budget); ``eps`` is the rollouts' share
+of uniformly random moves.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ class SearchAgent(Agent):
     needs_state = True
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
-                 eps: float = 0.1, max_plies: int = 3000, **options):
+                 eps: float = 0.1, max_plies: int = 400, **options):
         super().__init__(ruleset, num_players, seed, **options)
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
             raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")

@@ -22,7 +22,7 @@ luck-only agent in og and fatality, (N-1)/N in core) and mean placing (finishing
 out share the places left), each with intervals from the per-deal means (deals are independent; the seatings of
 one deal are not); mean reward likewise; head-to-head: how often agent A ranks ahead of B when both sit at a game
 (ties count half); OpenSkill (Plackett-Luce) ratings from the reward ranks, updated game by game in a fixed
-order, reported as mu +- 1.96 sigma.
+order with no skill drift (tau = 0: the agents do not learn during a tournament), reported as mu +- 1.96 sigma.
 
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
 second copy of an agent under its own label (``greedy,greedy@2``). Agents are built from
@@ -257,7 +257,7 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
             pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": sum(map(len, by_deal.values())),
                              "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=0.0)  # the agents do not learn during a tournament: no skill drift between games
     ratings = [model.rating(name=cfg.agents[a]) for a in range(k)]
     for g in range(games):
         present = sorted(set(seat_agent[g].tolist()))

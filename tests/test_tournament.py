@@ -82,3 +82,14 @@ def test_bad_input_is_refused():
     assert T.parse_agent("greedy@2") == ("greedy", {})
     with pytest.raises(SystemExit):
         T.main(["--ruleset", "poker", "--quiet"])
+
+
+def test_the_ray_backend_gives_the_same_results_as_local(tmp_path):
+    ray = pytest.importorskip("ray")
+    kw = dict(ruleset="fatality", players=3, agents=["random", "greedy"], games=40, seed=4)
+    local = T.run(T.Config(out=str(tmp_path / "local"), **kw), progress=False)
+    try:
+        remote = T.run(T.Config(out=str(tmp_path / "ray"), backend="ray", workers=2, **kw), progress=False)
+    finally:
+        ray.shutdown()
+    assert remote["game_rows"] == local["game_rows"]

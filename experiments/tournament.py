@@ -11,8 +11,8 @@ seat, and the luck of the deal is shared by all.
 
 ``--games`` counts deals; a run plays ``games * players`` games. Output goes to ``runs/<name>/``: ``results.json``
 (everything), ``agents.csv``, ``pairwise.csv``, ``games.csv`` (one row per game) and ``ratings.png``; the table is
-printed too. A killed run loses only its unfinished chunk of deals: finished chunks are kept in
-``runs/<name>/chunks/`` and reused by a rerun with the same arguments.
+printed too. A killed run loses only its unfinished chunks of deals (``--chunk``, 32 by default): finished chunks
+are kept in ``runs/<name>/chunks/`` and reused by a rerun with the same arguments.
 
 Who did better is read from the rewards, the ruleset's own scoring: seats are ranked by the reward they collected
 (equal rewards tie). So in core, south_african and house every non-Shithead ties for first, in og the winner is
@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-CHUNK_DEALS = 32  # deals per chunk: the unit of work, of seeding and of saved progress
+CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of saved progress
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -63,6 +63,7 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
+    chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit the heuristic agents
 
     def run_name(self) -> str:
         if self.name:
@@ -114,14 +115,14 @@ def lineups(cfg: Config, rng: np.random.Generator, deals: int) -> np.ndarray:
 # Playing one chunk of deals (in any process)
 # ------------------------------------------------------------------------------------------------------------------
 def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
-    """Play deals [chunk * CHUNK_DEALS, + deals) in every rotation; returns one record per game."""
+    """Play deals [chunk * cfg.chunk, + deals) in every rotation; returns one record per game."""
     import agents as agents_pkg
     import shedders
     from shedders.vector import game_seeds
 
     cfg = Config(**cfg_dict)
     n = cfg.players
-    first = chunk * CHUNK_DEALS
+    first = chunk * cfg.chunk
     deal_seeds = game_seeds(cfg.seed, deals, start=first)
     lineup = lineups(cfg, np.random.default_rng([cfg.seed, chunk, 1]), deals)
     rows = deals * n
@@ -381,11 +382,13 @@ def run(cfg: Config, progress: bool = True) -> dict:
     chunk_dir = run_dir / "chunks"
     chunk_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
-    n_chunks = math.ceil(cfg.games / CHUNK_DEALS)
+    if cfg.chunk < 1:
+        raise ValueError(f"chunk must be at least 1 deal, got {cfg.chunk}")
+    n_chunks = math.ceil(cfg.games / cfg.chunk)
     todo = []
     records = {}
     for c in range(n_chunks):
-        deals = min(CHUNK_DEALS, cfg.games - c * CHUNK_DEALS)
+        deals = min(cfg.chunk, cfg.games - c * cfg.chunk)
         path = chunk_dir / f"{c:05d}.json"
         if path.exists():
             records[c] = json.loads(path.read_text())
@@ -457,11 +460,13 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--out", default="runs")
     ap.add_argument("--name", default=None, help="run directory name (default: derived from the arguments)")
     ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
+                    help="deals per chunk (seeding unit; 256+ speeds up heuristic-only tournaments)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
                  seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap)
+                 ply_cap=args.ply_cap, chunk=args.chunk)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)

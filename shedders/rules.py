@@ -146,6 +146,17 @@ def _check_choice(what: str, value, allowed) -> None:
         raise ValueError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
 
 
+def _toggles(rules: dict | None, what: str, allowed) -> dict:
+    """``rules=`` checked against the ruleset's toggle names, each True or False."""
+    out = {}
+    for name, value in (rules or {}).items():
+        _check_choice(what, name, allowed)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"rule {name!r} takes True or False, got {value!r}")
+        out[name] = bool(value)
+    return out
+
+
 def make_rules(
     ruleset: str,
     num_players: int = 4,
@@ -177,22 +188,14 @@ def make_rules(
         fields.update(_OG)
     if ruleset == "fatality":
         fields.update(_FATALITY)
-        for name, value in (rules or {}).items():
-            _check_choice("fatality rule", name, FATALITY_TOGGLES)
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"rule {name!r} takes True or False, got {value!r}")
-            fields[name] = bool(value)
+        fields.update(_toggles(rules, "fatality rule", FATALITY_TOGGLES))
     if ruleset == "house":
         base = "core" if base is None else base
         _check_choice("house base", base, HOUSE_BASES)
         family = base
         if base == "south_african":
             fields.update(_SOUTH_AFRICAN)
-        for name, value in (rules or {}).items():
-            _check_choice("rule", name, HOUSE_TOGGLES)
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"rule {name!r} takes True or False, got {value!r}")
-            fields[name] = bool(value)
+        fields.update(_toggles(rules, "rule", HOUSE_TOGGLES))
     lo, hi = PLAYER_RANGE[family]
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
         raise ValueError(f"num_players must be an integer in {lo}..{hi} for {ruleset!r}, got {num_players!r}")

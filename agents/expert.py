@@ -146,7 +146,6 @@ class ExpertAgent(GreedyAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs, mask = check_batch(observation, action_mask)
         out = np.full(len(mask), UNDECIDED, np.int64)
-        self._kind_col = obs[:, self._sl["kind"]].argmax(axis=1)
         if self._family == K.FAM_OG:
             self.complete_a_burn(obs, mask, out)
             self.sabotage_with_a_3(obs, mask, out)

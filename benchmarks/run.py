@@ -30,6 +30,7 @@ import numpy as np
 
 import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
+from benchmarks.game_lengths import random_game_lengths
 
 RULESETS = ("og", "fatality", "core", "south_african", "house")
 BATCHES = (1, 16, 256, 4096, 65536)
@@ -41,14 +42,8 @@ def median_rate(fn, rounds: int) -> float:
 
 
 def mean_game_length(ruleset: str) -> float:
-    """Mean decisions per game under random legal play, from 256 games run until 2,000 of them have ended."""
-    vg = shedders.VectorGame(ruleset, 256, 4, seed=1)
-    vg.reset()
-    lengths: list[int] = []
-    while len(lengths) < 2000:
-        vg.step(vg.sample_legal(), check=False)
-        lengths += vg.final_plies[vg.final_plies > 0].tolist()
-    return float(np.mean(lengths))
+    """Mean decisions per game under random legal play: 2,000 games, each played to its end (game_lengths)."""
+    return random_game_lengths(ruleset, 4, 2000, seed=1, batch=256, progress=False)["mean"]
 
 
 def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: int) -> float:

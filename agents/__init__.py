@@ -3,9 +3,9 @@
     import agents
     agent = agents.make("greedy", ruleset="core", num_players=4, seed=0)
 
-Available now: ``random``, ``greedy``, ``expert`` (the seed-003 family), ``search`` and ``oracle`` (these two take
-the engine state too: ``agent.act(obs, mask, state=vg.state)``). PPO and the og / fatality / omg experts arrive
-with their issues.
+Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fatality), ``search`` and ``oracle``
+(these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``). PPO and the omg agents arrive with
+their issues. ``make_spec("search:budget=64")`` builds an agent from a command-line spec.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent,
             "oracle": OracleAgent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
-           "as_aec_policy", "check_batch", "make"]
+           "as_aec_policy", "check_batch", "make", "make_spec", "parse_agent"]
 
 
 def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
@@ -28,3 +28,27 @@ def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | Non
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
     return REGISTRY[name](ruleset, num_players, seed=seed, **options)
+
+
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """``"search:budget=128+eps=0.1"`` -> ("search", {"budget": 128, "eps": 0.1})."""
+    name, _, opts = spec.partition(":")
+    name = name.partition("@")[0]  # "greedy@2": a second greedy, reported under its own label
+    options = {}
+    for kv in filter(None, opts.split("+")):
+        k, eq, v = kv.partition("=")
+        if not eq:
+            raise ValueError(f"agent option {kv!r} in {spec!r} must be key=value")
+        for cast in (int, float, str):
+            try:
+                options[k] = cast(v)
+                break
+            except ValueError:
+                continue
+    return name, options
+
+
+def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """An agent from a command-line spec such as ``"search:budget=64"`` or ``"greedy@2"`` (see ``parse_agent``)."""
+    name, opts = parse_agent(spec)
+    return make(name, ruleset, num_players, seed=seed, **opts, **options)

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
+
 CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of saved progress
 
 
@@ -64,31 +66,14 @@ class Config:
     name: str | None = None
     ply_cap: int = 5000
     chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit the heuristic agents
+    replays: int = 0  # save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)
 
     def run_name(self) -> str:
         if self.name:
             return self.name
-        key = json.dumps({k: v for k, v in asdict(self).items() if k not in ("workers", "backend", "out", "name")},
+        key = json.dumps({k: v for k, v in asdict(self).items() if k not in ("workers", "backend", "out", "name", "replays")},
                          sort_keys=True)
         return f"tournament-{self.ruleset}-{self.players}p-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
-
-
-def parse_agent(spec: str) -> tuple[str, dict]:
-    """``"search:budget=128+eps=0.1"`` -> ("search", {"budget": 128, "eps": 0.1})."""
-    name, _, opts = spec.partition(":")
-    name = name.partition("@")[0]  # "greedy@2": a second greedy, reported under its own label
-    options = {}
-    for kv in filter(None, opts.split("+")):
-        k, eq, v = kv.partition("=")
-        if not eq:
-            raise ValueError(f"agent option {kv!r} in {spec!r} must be key=value")
-        for cast in (int, float, str):
-            try:
-                options[k] = cast(v)
-                break
-            except ValueError:
-                continue
-    return name, options
 
 
 def split_agents(text: str) -> list[str]:
@@ -139,6 +124,13 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         name, options = parse_agent(spec)
         built.append(agents_pkg.make(name, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
                                                                      .integers(2**31)), **options))
+    from shedders.envs.palace_env import ACTION_NAMES
+    from shedders.replay import Replay
+
+    keep = range(min(cfg.replays, rows)) if chunk == 0 else range(0)
+    replays = {r: Replay.start(vg.rules, vg.state_dict(r), vg.state.rng[r], seed=int(deal_seeds[r // n]),
+                               players=[cfg.agents[seat_agent[r, i]] for i in range(n)], source="tournament")
+               for r in keep}
     total = np.zeros((rows, n))
     placing = np.full((rows, n), -1, np.int64)
     plies = np.zeros(rows, np.int64)
@@ -156,15 +148,22 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
                 actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel], state=vg.state, games=sel)
             else:
                 actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel])
+        movers = [(r, int(vg.current_player[r]), int(actions[r])) for r in keep if live[r]]
         vg.step(actions)
         total += vg.rewards
+        for r, seat, a in movers:
+            replays[r].add(seat, a, ACTION_NAMES[a], vg.state_dict(r))
         ended = np.flatnonzero(live & (vg.terminated | vg.truncated))
         if len(ended):
             placing[ended] = vg.final_placing[ended]
             plies[ended] = vg.final_plies[ended]
             truncated[ended] = vg.truncated[ended]
             live[ended] = False
+            for r in ended:
+                if r in replays:
+                    replays[r].finish(vg.state_dict(r)["placing"], total[r], truncated[r])
     return {
+        "replays": [replays[r].lines() for r in keep],
         "chunk": chunk,
         "deal": (first + all_rows // n).tolist(),
         "seat_agent": seat_agent.tolist(),
@@ -370,6 +369,7 @@ def run(cfg: Config, progress: bool = True) -> dict:
 
     import agents as agents_pkg
     import shedders
+    from shedders.replay import Replay
 
     shedders.make_rules(cfg.ruleset, cfg.players)  # validates ruleset and player count
     for spec in cfg.agents:
@@ -399,6 +399,8 @@ def run(cfg: Config, progress: bool = True) -> dict:
     cfg_dict = asdict(cfg)
 
     def done(rec):
+        for i, lines in enumerate(rec.pop("replays", [])):
+            Replay.from_lines(lines).save(run_dir / "replays" / f"game_{i:04d}.jsonl")
         path = chunk_dir / f"{rec['chunk']:05d}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(rec))
@@ -462,11 +464,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ply-cap", type=int, default=5000)
     ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
                     help="deals per chunk (seeding unit; 256+ speeds up heuristic-only tournaments)")
+    ap.add_argument("--replays", type=int, default=0, help="save the first REPLAYS games as replays (JSON lines)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
                  seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, chunk=args.chunk)
+                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)

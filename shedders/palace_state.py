@@ -175,7 +175,12 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             raise ValueError("sneak_by never sneaks on its own play")
         if hands[cur][win_rank] == 0:
             raise ValueError(f"phase 'sneak': player {cur} holds no {K.RANK_NAMES[win_rank]} to sneak")
-    resume = turn if sc.get("resume_player") is None else _seat(sc.get("resume_player"), n, "resume_player")
+    if "resume_player" not in sc:
+        resume = turn
+    elif sc["resume_player"] is None:  # as state_dict() writes it when no sneak window is open: unset
+        resume = -1
+    else:
+        resume = _seat(sc["resume_player"], n, "resume_player")
     resume_phase = sc.get("resume_phase", "play")
     if resume_phase not in ("play", "eat"):
         raise ValueError(f"resume_phase must be 'play' or 'eat', got {resume_phase!r}")

@@ -214,3 +214,17 @@ def make_rules(
 
 def replace(rules: PalaceRules, **changes) -> PalaceRules:
     return dataclasses.replace(rules, **changes)
+
+
+def env_kwargs(rules: PalaceRules) -> dict:
+    """The keyword arguments of ``shedders.env`` / ``make_rules`` that rebuild ``rules`` (for replays and logs):
+    ``make_rules(rules.name, rules.num_players, **env_kwargs(rules)) == rules``."""
+    out: dict = {}
+    if rules.name == "house":
+        out["base"] = rules.base
+        out["rules"] = rules.toggles()
+    elif rules.name == "fatality":
+        out["rules"] = {t: getattr(rules, t) for t in FATALITY_TOGGLES}
+    if rules.ply_cap != DEFAULT_PLY_CAP:
+        out["ply_cap"] = rules.ply_cap
+    return out

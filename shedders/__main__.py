@@ -1,0 +1,5 @@
+import sys
+
+from shedders.cli import main
+
+sys.exit(main())

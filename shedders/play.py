@@ -1,0 +1,175 @@
+"""Play a game in the terminal against the agents: ``shedders play --ruleset core --players 4 --opponents expert``.
+
+The human seat sees exactly what that seat may see (the renderer never shows a hidden card): its own hand, every
+face-up card, face-down counts, the pile and its constraint, the draw pile, and the cards opponents are publicly
+known to hold. Legal actions come as a numbered menu; type the number (or the action's name). Anything else is
+refused and asked again; the game never changes on bad input. Opponents' moves are printed as they happen, except
+moves the table would not see: swaps and covers during setup, and a ``pass`` on a sneak offer or a Joker counter
+(only players who hold the card are asked, so a pass would give their hand away).
+
+``--save FILE`` writes the game as a replay (JSON lines, see ``shedders.replay``), also when the game is left
+early; ``shedders replay FILE`` steps through it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+import shedders
+from shedders.engine import palace as K
+
+HELP = "type the number of a move (or its name); 't' shows the table again, 'q' leaves the game"
+
+
+def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    ap = ap or argparse.ArgumentParser(prog="shedders play", description=__doc__.splitlines()[0])
+    ap.add_argument("--ruleset", default="core", help="og, fatality, core, south_african or house")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--opponents", default="expert",
+                    help="agents for the other seats, cycled (random, greedy, expert, search, oracle; options as "
+                         "search:budget=64)")
+    ap.add_argument("--seat", type=int, default=0, help="your seat (0 = player_0)")
+    ap.add_argument("--seed", type=int, default=None, help="deal; the same seed replays the same deal")
+    ap.add_argument("--save", default=None, metavar="FILE", help="write the game as a replay (JSON lines)")
+    ap.add_argument("--base", default=None, help="house only: core or south_african")
+    return ap
+
+
+def _public(phase: int, name: str) -> bool:
+    """Whether the table sees an opponent's move (see the module docstring)."""
+    if phase == K.PH_SETUP and name != "ready":
+        return False
+    if phase in (K.PH_SNEAK, K.PH_COUNTER) and name == "pass":
+        return False
+    return True
+
+
+def _table(env, seat: int) -> str:
+    return "\n".join(line for line in env.render_text(seat=seat).splitlines() if not line.startswith("legal: "))
+
+
+def _flip_result(before: dict, after: dict, seat: int) -> str:
+    """What a blind flip turned up: the card that left the face-down cards, and whether it went on the pile."""
+    gone = Counter(before["players"][seat]["face_down"]) - Counter(after["players"][seat]["face_down"])
+    card = next(iter(gone), "?")
+    picked = len(after["players"][seat]["hand"]) > len(before["players"][seat]["hand"])
+    return f"flipped {card}" + (": it does not go, the pile is picked up" if picked else "")
+
+
+def choose(env, seat: int, read=input, write=print) -> int | None:
+    """Ask the human for a legal action; returns its id, or None when they leave ('q' or end of input)."""
+    legal = env.legal_actions()
+    names = [env.action_names[a] for a in legal]
+    write(_table(env, seat))
+    write("your moves:")
+    for i, name in enumerate(names, 1):
+        write(f"  {i:>2}) {name}")
+    while True:
+        try:
+            text = read(f"your move [1-{len(legal)}, ? for help]: ").strip()
+        except EOFError:
+            return None
+        if text in ("q", "quit", "exit"):
+            return None
+        if text in ("?", "h", "help"):
+            write(HELP)
+            continue
+        if text in ("t", "table"):
+            write(_table(env, seat))
+            continue
+        if text in names:
+            return legal[names.index(text)]
+        if not text.lstrip("-").isdigit():
+            if text in env.action_names:
+                write(f"'{text}' is not legal now; choose 1-{len(legal)}")
+            else:
+                write(f"not a number or a move: {text!r}; choose 1-{len(legal)} (? for help)")
+            continue
+        k = int(text)
+        if not 1 <= k <= len(legal):
+            write(f"no move {k}; choose 1-{len(legal)}")
+            continue
+        return legal[k - 1]
+
+
+def main(argv: list[str] | None = None, read=input, write=print) -> int:
+    import agents
+    from shedders.replay import Recorder
+
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    kwargs = {"base": args.base} if args.base else {}
+    try:
+        env = shedders.raw_env(args.ruleset, args.players, **kwargs)
+    except (ValueError, NotImplementedError) as e:
+        ap.error(str(e))
+    n = args.players
+    if not 0 <= args.seat < n:
+        ap.error(f"bad --seat {args.seat}; allowed: 0..{n - 1}")
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    if not specs:
+        ap.error("--opponents needs at least one agent")
+    others = [q for q in range(n) if q != args.seat]
+    labels = ["you"] * n
+    policies = {}
+    for i, q in enumerate(others):
+        spec = specs[i % len(specs)]
+        try:
+            agent = agents.make_spec(spec, args.ruleset, n, seed=1000 + q, **kwargs)
+        except (ValueError, TypeError) as e:
+            ap.error(f"--opponents: {e}")
+        labels[q] = spec
+        policies[q] = agents.as_aec_policy(agent)
+    rec = Recorder(env, players=["human" if q == args.seat else labels[q] for q in range(n)])
+    rec.reset(seed=args.seed)
+    seed = rec.record.header["seed"]
+    write(f"shedders {args.ruleset}, {n} players, seed {seed}; you are player_{args.seat}")
+    write("seats: " + ", ".join(f"player_{q}={labels[q]}" for q in range(n)))
+    write(HELP + "\n")
+    left = False
+    for agent in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            rec.step(None)
+            continue
+        seat = env._seat[agent]
+        phase = int(env._state.phase[0])
+        before = env.state_dict()
+        if seat == args.seat:
+            action = choose(env, seat, read, write)
+            if action is None:
+                left = True
+                break
+            who = "you"
+        else:
+            action = policies[seat](env, agent)
+            who = f"player_{seat} ({labels[seat]})"
+        name = env.action_names[action]
+        rec.step(action)
+        if seat == args.seat or _public(phase, name):
+            extra = f" - {_flip_result(before, env.state_dict(), seat)}" if name == "flip" else ""
+            write(f"{who}: {name}{extra}")
+        if phase == K.PH_SETUP and env._state.phase[0] != K.PH_SETUP:
+            write("setup is over: play begins")
+    if left:
+        write("\nyou left the game.")
+    else:
+        write("\n" + env.render_text(seat=args.seat))
+        end = rec.record.end
+        placing = env.placing()
+        if end and end["truncated"]:
+            write("result: truncated at the ply cap")
+        else:
+            reward = end["rewards"][args.seat] if end else 0.0
+            order = ", ".join(f"player_{p}" for p in placing)
+            write(f"result: out in order {order}; your reward {reward:+.3f}")
+    if args.save:
+        path = rec.save(args.save)
+        write(f"replay saved to {path} ({len(rec.record.steps)} decisions)")
+    return 1 if left else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

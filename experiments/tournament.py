@@ -67,12 +67,13 @@ class Config:
     ply_cap: int = 5000
     chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit the heuristic agents
     replays: int = 0  # save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)
+    lineup: list[int] | None = None  # a fixed seating (agent index per seat) for every deal, before rotation
 
     def run_name(self) -> str:
         if self.name:
             return self.name
-        key = json.dumps({k: v for k, v in asdict(self).items() if k not in ("workers", "backend", "out", "name", "replays")},
-                         sort_keys=True)
+        skip = ("workers", "backend", "out", "name", "replays") + (("lineup",) if self.lineup is None else ())
+        key = json.dumps({k: v for k, v in asdict(self).items() if k not in skip}, sort_keys=True)
         return f"tournament-{self.ruleset}-{self.players}p-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
 
 
@@ -85,6 +86,9 @@ def lineups(cfg: Config, rng: np.random.Generator, deals: int) -> np.ndarray:
     """(deals, players) agent indices seated at each deal before rotation."""
     k, n = len(cfg.agents), cfg.players
     out = np.zeros((deals, n), np.int64)
+    if cfg.lineup is not None:
+        out[:] = cfg.lineup
+        return out
     for d in range(deals):
         if k == n:
             out[d] = rng.permutation(k)
@@ -343,7 +347,7 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
         w.writeheader()
         w.writerows(summary["agents"])
     with open(run_dir / "pairwise.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(summary["pairwise"][0]))
+        w = csv.DictWriter(f, fieldnames=["agent", "opponent", "games", "ahead", "ahead_lo", "ahead_hi"])
         w.writeheader()
         w.writerows(summary["pairwise"])
     rows = summary["game_rows"]
@@ -384,6 +388,10 @@ def run(cfg: Config, progress: bool = True) -> dict:
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     if cfg.chunk < 1:
         raise ValueError(f"chunk must be at least 1 deal, got {cfg.chunk}")
+    if cfg.lineup is not None and (len(cfg.lineup) != cfg.players
+                                   or not all(0 <= int(a) < len(cfg.agents) for a in cfg.lineup)):
+        raise ValueError(f"lineup must give an agent index in 0..{len(cfg.agents) - 1} for each of the "
+                         f"{cfg.players} seats, got {cfg.lineup}")
     n_chunks = math.ceil(cfg.games / cfg.chunk)
     todo = []
     records = {}
@@ -464,12 +472,15 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--ply-cap", type=int, default=5000)
     ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
                     help="deals per chunk (seeding unit; 256+ speeds up heuristic-only tournaments)")
+    ap.add_argument("--lineup", default=None,
+                    help="fixed seating before rotation, agent indices per seat (0,1,1,1: agent 0 against three of 1)")
     ap.add_argument("--replays", type=int, default=0, help="save the first REPLAYS games as replays (JSON lines)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
                  seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays)
+                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays,
+                 lineup=[int(x) for x in args.lineup.split(",")] if args.lineup else None)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)

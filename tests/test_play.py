@@ -129,3 +129,40 @@ def test_choose_refuses_bad_input_without_moving():
     assert env.action_names[a] == "ready"
     assert env.state_dict() == before
     assert any("not a number" in o for o in out) and any("no move 1000" in o for o in out)
+
+
+def test_the_readme_screen_capture_is_a_real_game():
+    """The README's terminal capture is what ``shedders play`` prints for those inputs, line for line."""
+    from shedders.play import main
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    capture = re.search(r"--seed 2 --save my_game.jsonl\n```\n\n```text\n(.*?)```", readme, re.S).group(1)
+    out: list[str] = []
+    answers = iter(["1", "1", "1", "x", "1", "1", "q"])
+
+    def read(prompt):
+        answer = next(answers)
+        out.append(prompt + answer)
+        return answer
+
+    main(["--ruleset", "og", "--players", "3", "--opponents", "expert,greedy", "--seed", "2"], read=read,
+         write=out.append)
+    assert capture in "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("ruleset,players,extra", [("fatality", 4, []), ("south_african", 4, []),
+                                                   ("house", 3, ["--base", "south_african"]), ("og", 6, [])])
+def test_every_ruleset_plays_to_the_end_in_the_terminal_game(ruleset, players, extra, tmp_path):
+    from shedders.play import main
+
+    out: list[str] = []
+
+    def read(prompt):
+        screen = "\n".join(out).split("your moves:")[-1]
+        return str(pick(dict((int(k), v) for k, v in MENU_LINE.findall(screen))))
+
+    save = tmp_path / "g.jsonl"
+    assert main(["--ruleset", ruleset, "--players", str(players), "--opponents", "greedy,random", "--seed", "1",
+                 "--save", str(save), *extra], read=read, write=out.append) == 0
+    assert any(line.startswith("result: ") for line in out)
+    assert R.verify(save) == len(R.load(save).steps)

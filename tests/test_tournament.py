@@ -93,3 +93,19 @@ def test_the_ray_backend_gives_the_same_results_as_local(tmp_path):
     finally:
         ray.shutdown()
     assert remote["game_rows"] == local["game_rows"]
+
+
+def test_a_fixed_lineup_seats_one_agent_against_a_field(tmp_path):
+    """``lineup=[0, 1, 1, 1]``: agent 0 alone against three of agent 1, in every seat once per deal."""
+    cfg = T.Config(ruleset="core", players=4, agents=["expert", "random"], games=3, seed=1, lineup=[0, 1, 1, 1],
+                   out=str(tmp_path))
+    rec = T.play_chunk(T.asdict(cfg), 0, 3)
+    seat_agent = np.array(rec["seat_agent"]).reshape(3, 4, 4)
+    for d in range(3):
+        assert (seat_agent[d].sum(axis=1) == 3).all()  # one expert and three random at every game
+        assert sorted(np.argmin(seat_agent[d], axis=1)) == [0, 1, 2, 3]  # the expert in each seat once
+    s = T.run(cfg, progress=False)
+    assert s["agents"][0]["seats_played"] == 12 and s["agents"][1]["seats_played"] == 36
+    with pytest.raises(ValueError, match="lineup"):
+        T.run(T.Config(ruleset="core", players=4, agents=["expert", "random"], games=1, lineup=[0, 1, 2, 1],
+                       out=str(tmp_path)), progress=False)

@@ -1,0 +1,679 @@
+"""Measure how much of each ruleset is skill and how much is luck.
+
+    python -m experiments.skill_luck --ruleset og --players 4
+    python -m experiments.skill_luck --all --deals 200 --workers 2
+
+For each ruleset the script plays a set of duplicate tournaments (``experiments.tournament``: the same deals in
+every seat rotation) and computes four measures, each with a 95% interval (methods, formulas and references:
+``experiments/README.md``):
+
+1. win rate and mean placing of each agent in a field of ``random`` agents and in a field of copies of itself,
+   against the luck-only baseline (the share of seats that win a game: 1/N in og and fatality, (N-1)/N in the
+   Shithead rulesets, where everyone but the Shithead wins);
+2. relative skill (Dreef, Borm and van der Genugten 2004): learning effect over learning plus random effect, in
+   expected reward, with ``oracle`` as the fictive player who knows the chance outcomes;
+3. the number of games the better of two agents needs to lead with 95% confidence (in the spirit of Duersch,
+   Lambrecht and Oechssler 2020), and the spread of ratings between the strongest and the weakest agent;
+4. the share of the variance of a seat's reward explained by the cards it was dealt, by the agent, and the rest.
+
+Writes ``runs/<name>/report.md``, ``report.json`` and plots; every tournament is saved chunk by chunk, so a killed
+run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from experiments import tournament as T
+
+Z95_ONE_SIDED = 1.6448536269514722  # P(Z < z) = 0.95: "leads with 95% confidence"
+
+
+@dataclass
+class Config:
+    """What to measure. Every run is reproducible from ``seed``."""
+
+    rulesets: list[str] = field(default_factory=lambda: ["og"])
+    players: int = 4
+    # real players from the beginner (first) up; pairs of neighbours are compared in measure 3
+    agents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert", "search:budget=64"])
+    oracle: str = "oracle:budget=64"  # the fictive player of measure 2
+    field_agent: str = "greedy"  # the reference field of measure 2 (as well as the field of random agents)
+    copies: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])  # fields of copies (1)
+    deals: int = 100  # deals per tournament; each is played in every seat rotation
+    seed: int = 0
+    workers: int = 1
+    chunk: int = 32
+    bootstrap: int = 2000  # resamples of deals for the intervals of ratios
+    out: str = "runs"
+    name: str | None = None
+    ply_cap: int = 5000
+
+    def run_name(self) -> str:
+        return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The measures, on game rows: {"deal", "seat_agent", "reward", "truncated"} lists, one entry per game
+# ----------------------------------------------------------------------------------------------------------------
+def _arrays(rows: dict):
+    deal = np.asarray(rows["deal"])
+    seat_agent = np.asarray(rows["seat_agent"])
+    reward = np.asarray(rows["reward"], float)
+    trunc = np.asarray(rows["truncated"], bool)
+    return deal, seat_agent, reward, trunc
+
+
+def _wins(reward: np.ndarray, trunc: np.ndarray) -> np.ndarray:
+    """(games, seats) 1 where the seat has the game's best reward (truncated games: no winner)."""
+    r = np.round(reward, 6)
+    return (r == r.max(axis=1, keepdims=True)) & ~trunc[:, None]
+
+
+def _by_deal(deal: np.ndarray, values: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-deal sums of values and of weights (the deals in sorted order)."""
+    keys, inv = np.unique(deal, return_inverse=True)
+    w = np.ones_like(values, float) if weights is None else weights.astype(float)
+    return np.bincount(inv, values * w, len(keys)), np.bincount(inv, w, len(keys))
+
+
+def _ci(per_deal: np.ndarray) -> tuple[float, float, float]:
+    m = float(per_deal.mean())
+    h = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else math.nan
+    return m, m - h, m + h
+
+
+def luck_baseline(rows: dict) -> float:
+    """The win rate of a seat under pure luck: the mean share of seats that win a game."""
+    _, _, reward, trunc = _arrays(rows)
+    w = _wins(reward, trunc)
+    return float(w[~trunc].mean()) if (~trunc).any() else math.nan
+
+
+def agent_stats(rows: dict, agent: int) -> dict:
+    """Win rate, mean placing by reward rank and mean reward of one agent, per-deal 95% intervals."""
+    deal, seat_agent, reward, trunc = _arrays(rows)
+    mine = seat_agent == agent
+    wins = _wins(reward, trunc)
+    rank = np.array([T.reward_ranks(r) for r in reward])
+    out = {}
+    for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
+        s, w = _by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
+        m, lo, hi = _ci(s / w)
+        out.update({key: m, f"{key}_lo": lo, f"{key}_hi": hi})
+    out["seats"] = int(mine.sum())
+    return out
+
+
+def per_deal_reward(rows: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
+    """(deals, mean reward of ``agent`` per deal), deals sorted."""
+    deal, seat_agent, reward, _ = _arrays(rows)
+    mine = seat_agent == agent
+    d = deal[:, None].repeat(mine.shape[1], 1)[mine]
+    keys = np.unique(d)
+    s, w = _by_deal(d, reward[mine])
+    return keys, s / w
+
+
+def seat_win_rates(rows: dict) -> list[dict]:
+    """Win rate of each seat (a field of copies: what the seat alone is worth), with per-deal intervals."""
+    deal, _, reward, trunc = _arrays(rows)
+    wins = _wins(reward, trunc).astype(float)
+    out = []
+    for s in range(wins.shape[1]):
+        ps, pw = _by_deal(deal, wins[:, s])
+        m, lo, hi = _ci(ps / pw)
+        out.append({"seat": s, "win_rate": m, "win_lo": lo, "win_hi": hi})
+    return out
+
+
+def relative_skill(beginner: float, best: float, fictive: float) -> dict:
+    """Dreef, Borm and van der Genugten (2004): RS = LE / (LE + RE), with the learning effect LE = best - beginner
+    and the random effect RE = fictive - best, in expected reward. NaN when LE + RE = 0."""
+    le, re = best - beginner, fictive - best
+    return {"learning_effect": le, "random_effect": re, "relative_skill": le / (le + re) if le + re != 0 else math.nan}
+
+
+def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
+                             bootstrap: int = 2000, seed: int = 0) -> dict:
+    """Relative skill from one-seat tournaments: ``runs[name]`` holds the game rows of ``name`` (agent 0) in a
+    fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly; the best
+    real player is chosen again in every resample."""
+    names = [beginner, *[r for r in real if r != beginner], fictive]
+    per = {}
+    keys = None
+    for name in names:
+        k, v = per_deal_reward(runs[name], 0)
+        if keys is None:
+            keys = k
+        if not np.array_equal(k, keys):
+            raise ValueError("the runs must share their deals (the same seed and number of deals)")
+        per[name] = v
+    reals = [r for r in names if r != fictive]
+
+    def measure(idx):
+        means = {n: per[n][idx].mean() for n in names}
+        best = max(reals, key=lambda n: means[n])
+        return relative_skill(means[beginner], means[best], means[fictive]), best
+
+    point, best = measure(np.arange(len(keys)))
+    rng = np.random.default_rng(seed)
+    draws = np.array([measure(rng.integers(0, len(keys), len(keys)))[0]["relative_skill"] for _ in range(bootstrap)])
+    draws = draws[np.isfinite(draws)]
+    lo, hi = (np.percentile(draws, [2.5, 97.5]) if len(draws) else (math.nan, math.nan))
+    return {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
+            "means": {n: float(per[n].mean()) for n in names}, "deals": int(len(keys))}
+
+
+def games_to_lead(scores: np.ndarray, level: float = 0.95, exact_up_to: int = 3000) -> float:
+    """The fewest independent games after which the better of two agents is ahead with probability ``level``
+    (a tie in the total counts half), for per-game scores 1 (ahead), 1/2 (tied), 0 (behind) drawn as observed.
+
+    Computed exactly by convolving the per-game distribution (+1, 0, -1) n times; beyond ``exact_up_to`` games,
+    by the normal approximation n = (z * sd / mean)^2 of the centred scores, which is accurate there. inf when
+    the two are even; 1 when one always wins."""
+    s = np.asarray(scores, float)
+    if not np.all(np.isin(s, (0.0, 0.5, 1.0))):
+        raise ValueError("scores must be 1 (ahead), 0.5 (tied) or 0 (behind)")
+    pa, pb = float(np.mean(s == 1.0)), float(np.mean(s == 0.0))
+    if pa < pb:
+        pa, pb = pb, pa
+    pt = 1.0 - pa - pb
+    if pa == pb:
+        return math.inf
+    if pa == 1.0:
+        return 1.0
+    d = s - 0.5
+    z = float(_norm_ppf(level))
+    approx = (z * float(d.std(ddof=1)) / abs(float(d.mean()))) ** 2
+    if approx > exact_up_to:
+        return float(math.ceil(approx))
+    dist = np.array([1.0])  # distribution of (games ahead - games behind), from -n to n
+    for n in range(1, exact_up_to + 1):
+        new = np.zeros(len(dist) + 2)
+        new[2:] += pa * dist
+        new[1:-1] += pt * dist
+        new[:-2] += pb * dist
+        dist = new
+        if dist[n + 1:].sum() + 0.5 * dist[n] >= level:
+            return float(n)
+    return float(math.ceil(approx))
+
+
+def normal_games_to_lead(values: np.ndarray, level: float = 0.95) -> float:
+    """The normal approximation n = (z * sd / mean)^2 for per-unit scores in [0, 1] centred on 1/2 (used for
+    whole duplicate deals, whose score is the mean over their rotations)."""
+    d = np.asarray(values, float) - 0.5
+    mu = abs(float(d.mean()))
+    if mu == 0:
+        return math.inf
+    sd = float(d.std(ddof=1)) if len(d) > 1 else 0.0
+    return max(1.0, float(math.ceil((_norm_ppf(level) * sd / mu) ** 2)))
+
+
+def _norm_ppf(p: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
+
+
+def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per game where both sit: 1 if agent a ranks ahead of b, 1/2 tied, 0 behind; and the game's deal."""
+    deal, seat_agent, reward, _ = _arrays(rows)
+    rank = np.array([T.reward_ranks(r) for r in reward])
+    scores, deals = [], []
+    for g in range(len(deal)):
+        for i in np.flatnonzero(seat_agent[g] == a):
+            for j in np.flatnonzero(seat_agent[g] == b):
+                scores.append(1.0 if rank[g, i] < rank[g, j] else 0.5 if rank[g, i] == rank[g, j] else 0.0)
+                deals.append(deal[g])
+    return np.asarray(scores), np.asarray(deals)
+
+
+def lead_measure(rows: dict, a: int, b: int, bootstrap: int = 2000, seed: int = 0) -> dict:
+    """How many independent games (fresh deals) the better of a and b needs to lead with 95% confidence, with a
+    bootstrap interval over deals; and the same in the duplicate format (whole deals, all rotations)."""
+    s, d = pair_scores(rows, a, b)
+    keys, inv = np.unique(d, return_inverse=True)
+    groups = [s[inv == k] for k in range(len(keys))]
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(bootstrap):
+        pick = rng.integers(0, len(groups), len(groups))
+        boot.append(games_to_lead(np.concatenate([groups[i] for i in pick])))
+    lo, hi = _percentiles(np.asarray(boot))
+    per_deal = np.array([g.mean() for g in groups])
+    rotations = len(s) / len(groups)
+    dup = normal_games_to_lead(per_deal) * rotations if len(groups) > 1 else math.nan
+    return {"ahead": float(s.mean()), "games": int(len(s)), "games_to_lead": games_to_lead(s), "lo": lo, "hi": hi,
+            "duplicate_games_to_lead": float(dup)}
+
+
+def _percentiles(x: np.ndarray) -> tuple[float, float]:
+    """2.5% and 97.5% percentiles of values that may be infinite ("never")."""
+    big = 1e18
+    lo, hi = np.percentile(np.where(np.isfinite(x), x, big), [2.5, 97.5])
+    return tuple(math.inf if v >= big / 10 else float(v) for v in (lo, hi))
+
+
+def elo_gap(p: float, games: int) -> float:
+    """The Elo difference that predicts a head-to-head score p (clipped half a game from 0 and 1)."""
+    eps = 0.5 / max(games, 1)
+    p = min(max(p, eps), 1 - eps)
+    return 400.0 * math.log10(p / (1 - p))
+
+
+def variance_components(hand: np.ndarray, agent: np.ndarray, y: np.ndarray) -> dict:
+    """How much of the variance of a result comes from the hand (the cards one seat was dealt), from the agent
+    playing it, and from the rest (their interaction and the play's own randomness), for a balanced two-way layout
+    without replication: every hand played once by every agent.
+
+    Variance components by the ANOVA method of moments (unbiased): with H hands, A agents and mean squares
+    MS = SS / df, rest = MS_rest, hand = (MS_hand - MS_rest) / A (hands are random draws), agent =
+    (SS_agent - (A - 1) MS_rest) / (H A) (the variance of the A agents' fixed effects); negative estimates are
+    set to 0. Shares are components over their sum."""
+    hand, agent, y = np.asarray(hand), np.asarray(agent), np.asarray(y, float)
+    hands, hi = np.unique(hand, return_inverse=True)
+    agents_, ai = np.unique(agent, return_inverse=True)
+    h_n, a_n = len(hands), len(agents_)
+    counts = np.zeros((h_n, a_n))
+    np.add.at(counts, (hi, ai), 1)
+    if h_n < 2 or a_n < 2 or not np.all(counts == 1):
+        raise ValueError("the variance decomposition needs a balanced design: every hand played once by every agent")
+    grand = y.mean()
+    hand_mean = np.bincount(hi, y) / a_n
+    agent_mean = np.bincount(ai, y) / h_n
+    ss_total = float(((y - grand) ** 2).sum())
+    ss_hand = float(a_n * ((hand_mean - grand) ** 2).sum())
+    ss_agent = float(h_n * ((agent_mean - grand) ** 2).sum())
+    ss_rest = max(ss_total - ss_hand - ss_agent, 0.0)
+    ms_rest = ss_rest / ((h_n - 1) * (a_n - 1))
+    comp = {
+        "hand": max((ss_hand / (h_n - 1) - ms_rest) / a_n, 0.0),
+        "agent": max((ss_agent - (a_n - 1) * ms_rest) / (h_n * a_n), 0.0),
+        "rest": ms_rest,
+    }
+    total = sum(comp.values())
+    if total == 0:
+        return {"hand": math.nan, "agent": math.nan, "rest": math.nan, "components": comp}
+    return {**{k: v / total for k, v in comp.items()}, "components": comp}
+
+
+def table_layout(rows: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(deal, hand, agent, reward) per seat of a duplicate tournament: hand = (deal, seat)."""
+    deal, seat_agent, reward, _ = _arrays(rows)
+    n = seat_agent.shape[1]
+    d = np.repeat(deal, n)
+    hand = d * n + np.tile(np.arange(n), len(deal))
+    return d, hand, seat_agent.ravel(), reward.ravel()
+
+
+def focal_layout(runs: dict[str, dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(deal, hand, agent, reward) of the focal seat of one-seat runs (``runs[name]``: ``name`` alone, as agent 0,
+    in a fixed field; for the field's own name, a field of copies). In rotation j of a deal the focal agent sits in
+    seat j, so across the runs every hand (deal, seat) is played once by every focal agent."""
+    out = ([], [], [], [])
+    for k, (name, rows) in enumerate(runs.items()):
+        deal, seat_agent, reward, _ = _arrays(rows)
+        n = seat_agent.shape[1]
+        j = np.zeros(len(deal), int)
+        for g in range(1, len(deal)):
+            j[g] = j[g - 1] + 1 if deal[g] == deal[g - 1] else 0
+        if j.max() >= n or not np.all(seat_agent[np.arange(len(deal)), j] == 0):
+            raise ValueError(f"run {name!r} is not a one-seat run (agent 0 in seat j of rotation j)")
+        out[0].append(deal)
+        out[1].append(deal * n + j)
+        out[2].append(np.full(len(deal), k))
+        out[3].append(reward[np.arange(len(deal)), j])
+    return tuple(np.concatenate(x) for x in out)
+
+
+def variance_shares(layout, bootstrap: int = 0, seed: int = 0) -> dict:
+    """``variance_components`` of a (deal, hand, agent, reward) layout, with percentile intervals from resampling
+    deals when ``bootstrap`` > 0."""
+    deal, hand, agent, y = layout
+    point = variance_components(hand, agent, y)
+    if bootstrap:
+        keys = np.unique(deal)
+        idx = [np.flatnonzero(deal == k) for k in keys]
+        n_hands = int(hand.max()) + 1
+        rng = np.random.default_rng(seed)
+        draws = {k: [] for k in ("hand", "agent", "rest")}
+        for _ in range(bootstrap):
+            pick = rng.integers(0, len(keys), len(keys))
+            sel = np.concatenate([idx[i] for i in pick])
+            copy = np.concatenate([np.full(len(idx[i]), c) for c, i in enumerate(pick)])
+            v = variance_components(hand[sel] + copy * n_hands, agent[sel], y[sel])
+            for k in draws:
+                draws[k].append(v[k])
+        for k, vals in draws.items():
+            vals = np.asarray(vals)
+            vals = vals[np.isfinite(vals)]
+            point[f"{k}_lo"], point[f"{k}_hi"] = ((float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5)))
+                                                  if len(vals) else (math.nan, math.nan))
+    return point
+
+
+def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> dict:
+    """Games for the better of a and b to lead in total reward, each playing its own games in the same field
+    (one-seat runs on the same deals). Fresh deals for each: n = (z sd(A - B) / mean(A - B))^2 with the two
+    results independent, var(A - B) = var(A) + var(B). Duplicate format (both play the same deals in every
+    seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each."""
+    z = _norm_ppf(level)
+    _, _, ag, ya = focal_layout({a: runs[a]})
+    _, _, bg, yb = focal_layout({b: runs[b]})
+    ka, pa = per_deal_reward(runs[a], 0)
+    kb, pb = per_deal_reward(runs[b], 0)
+    if not np.array_equal(ka, kb):
+        raise ValueError("the runs must share their deals")
+    diff = float(ya.mean() - yb.mean())
+    leader = a if diff >= 0 else b
+    fresh = math.inf if diff == 0 else max(1.0, float(math.ceil((z * math.sqrt(ya.var(ddof=1) + yb.var(ddof=1))
+                                                                  / abs(diff)) ** 2)))
+    dd = pa - pb
+    n = len(ya) / len(ka)
+    dup = math.inf if dd.mean() == 0 else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n
+    se = math.sqrt(ya.var(ddof=1) / len(ya) + yb.var(ddof=1) / len(yb))
+    return {"a": a, "b": b, "leader": leader, "reward_gap": diff, "gap_lo": diff - 1.96 * se,
+            "gap_hi": diff + 1.96 * se, "games_to_lead": fresh, "duplicate_games_to_lead": float(dup)}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Playing the tournaments and writing the report
+# ----------------------------------------------------------------------------------------------------------------
+def _label(spec: str) -> str:
+    return T.parse_agent(spec)[0]
+
+
+def _tournament(cfg: Config, ruleset: str, agents: list[str], lineup: list[int] | None,
+                progress: bool) -> dict:
+    tc = T.Config(ruleset=ruleset, players=cfg.players, agents=agents, games=cfg.deals, seed=cfg.seed,
+                  workers=cfg.workers, out=str(Path(cfg.out) / cfg.run_name() / "tournaments"),
+                  name=None, ply_cap=cfg.ply_cap, chunk=cfg.chunk, lineup=lineup)
+    summary = T.run(tc, progress=progress)
+    return summary
+
+
+def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
+    n = cfg.players
+    rows: dict[str, dict] = {}
+    summaries: dict[str, dict] = {}
+
+    def play(tag, agents, lineup):
+        s = _tournament(cfg, ruleset, agents, lineup, progress)
+        rows[tag] = s["game_rows"]
+        summaries[tag] = s
+        return s
+
+    names = [*cfg.agents, cfg.oracle]
+    # fields of copies (also the field of random for random, and of the reference field for itself)
+    for spec in dict.fromkeys([*cfg.copies, "random", cfg.field_agent]):
+        play(f"copies-{_label(spec)}", [spec], [0] * n)
+    # one seat in a field of random agents / of the reference field
+    for fld in dict.fromkeys(["random", cfg.field_agent]):
+        for spec in names:
+            if _label(spec) != fld:
+                play(f"field-{fld}-{_label(spec)}", [spec, fld], [0] + [1] * (n - 1))
+    # all real agents at one table, every hand played by each (measures 3 and 4)
+    play("all", list(cfg.agents), None)
+
+    def one_seat(fld, spec):
+        return rows[f"copies-{fld}"] if _label(spec) == fld else rows[f"field-{fld}-{_label(spec)}"]
+
+    baseline = luck_baseline(rows["copies-random"])
+    field_random = {_label(s): agent_stats(one_seat("random", s), 0) for s in names}
+    copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
+                          "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in cfg.copies}
+    skill = {}
+    for fld in dict.fromkeys([cfg.field_agent, "random"]):
+        runs = {_label(s): one_seat(fld, s) for s in names}
+        skill[fld] = relative_skill_from_rows(runs, _label(cfg.agents[0]), [_label(s) for s in cfg.agents],
+                                              _label(cfg.oracle), cfg.bootstrap, cfg.seed)
+    all_rows = rows["all"]
+    labels = [_label(s) for s in cfg.agents]
+    pairs = [(i + 1, i) for i in range(len(labels) - 1)]
+    if len(labels) > 2:
+        pairs.append((2, 0))
+    lead = []
+    for a, b in pairs:
+        m = lead_measure(all_rows, a, b, cfg.bootstrap, cfg.seed)
+        lead.append({"a": labels[a], "b": labels[b], "leader": labels[a] if m["ahead"] >= 0.5 else labels[b], **m})
+    table_all = summaries["all"]["agents"]
+    top = max(table_all, key=lambda r: r["mu"])
+    bottom = min(table_all, key=lambda r: r["mu"])
+    ia, ib = cfg.agents.index(top["agent"]), cfg.agents.index(bottom["agent"])
+    s_top, _ = pair_scores(all_rows, ia, ib)
+    spread = {"strongest": _label(top["agent"]), "weakest": _label(bottom["agent"]),
+              "mu_gap": top["mu"] - bottom["mu"],
+              "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
+              "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
+              "ratings": {_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]} for r in table_all}}
+    field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in cfg.agents}
+    var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
+    reward_leads = [reward_lead(field_runs, labels[a], labels[b]) for a, b in pairs]
+    return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline,
+            "field_random": field_random, "copies": copies, "relative_skill": skill, "lead": lead,
+            "spread": spread, "variance": var, "reward_lead": reward_leads,
+            "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
+
+
+def report_markdown(report: dict) -> str:
+    cfg = report["config"]
+    lines = [f"# Skill and luck at {cfg['players']} players", "",
+             f"`{report['command']}`", "",
+             f"{cfg['deals']} deals per tournament, each in every seat rotation; agents {', '.join(cfg['agents'])}; "
+             f"fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. Intervals are 95%.", ""]
+    lines += ["## Summary", "",
+              "| ruleset | relative skill, field of " + cfg["field_agent"] + " | relative skill, field of random | "
+              "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
+              "search to lead expert | rating spread (Elo) |", "|---|---|---|---|---|---|---|"]
+    for r in report["rulesets"]:
+        rs = r["relative_skill"]
+        f_ = rs[cfg["field_agent"]]
+        rr = rs.get("random", f_)
+        v = r["variance"]
+        vtxt = (f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a")
+        lead = {(x["a"], x["b"]): x for x in r["reward_lead"]}
+
+        def g(a, b):
+            x = lead.get((a, b))
+            if not x:
+                return "n/a"
+            lead_by = "" if x["leader"] == a else f" ({b} leads)"
+            return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
+        lines.append(f"| {r['ruleset']} | {f_['relative_skill']:.2f} [{f_['rs_lo']:.2f}, {f_['rs_hi']:.2f}] "
+                     f"| {rr['relative_skill']:.2f} [{rr['rs_lo']:.2f}, {rr['rs_hi']:.2f}] | {vtxt} "
+                     f"| {g('expert', 'random')} | {g(_search_label(cfg), 'expert')} "
+                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+    for r in report["rulesets"]:
+        lines += ["", f"## {r['ruleset']}", "",
+                  f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
+                  f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated.", "",
+                  "| agent | win rate in a field of random (95%) | mean rank | mean reward |", "|---|---|---|---|"]
+        for name, s in r["field_random"].items():
+            lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
+                         f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
+                         f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] |")
+        lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
+                  "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " |",
+                  "|---" * (r["players"] + 1) + "|"]
+        for name, c in r["copies"].items():
+            lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
+                                                      for s in c["seats"]) + " |")
+        lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
+                  "|---|---|---|---|---|---|---|"]
+        for fld, s in r["relative_skill"].items():
+            m = s["means"]
+            lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
+                         f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
+                         f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
+                         f"{s['rs_hi']:.2f}] |")
+        lines += ["", f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
+                  "confidence, normal approximation):", "",
+                  "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
+                  "|---|---|---|---|---|---|"]
+        for x in r["reward_lead"]:
+            lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
+                         f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
+        lines += ["", "Head to head at the all-agent table (" + ", ".join(cfg["agents"]) + "; finishing ahead, "
+                  "ties half; games to lead computed exactly, interval from resampling deals):", "",
+                  "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
+                  "|---|---|---|---|---|---|"]
+        for x in r["lead"]:
+            lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
+                         f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
+                         f"| {_n(x['duplicate_games_to_lead'])} |")
+        sp = r["spread"]
+        lines += ["", f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
+                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about {sp['elo_gap']:.0f} Elo."]
+        v = r["variance"]
+        if v:
+            lines += ["", f"Variance of the reward of one seat against {cfg['field_agent']} "
+                      f"(agents {', '.join(cfg['agents'])}): hand {v['hand']:.3f} [{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
+                      f"agent {v['agent']:.3f} [{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
+                      f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}]."]
+    return "\n".join(lines) + "\n"
+
+
+def _search_label(cfg: dict) -> str:
+    return _label(cfg["agents"][-1])
+
+
+def _n(x: float | None) -> str:
+    return "never" if x is None or not math.isfinite(x) else f"{x:,.0f}"
+
+
+def plot(report: dict, path: Path) -> None:
+    """Relative skill with intervals, win rate in a field of random, games to lead and variance shares, one panel
+    each, the rulesets side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rs = report["rulesets"]
+    names = [r["ruleset"] for r in rs]
+    x = np.arange(len(rs))
+    fld = report["config"]["field_agent"]
+    fig, axes = plt.subplots(1, 4, figsize=(18, 3.8))
+    ax = axes[0]
+    for off, key in ((-0.15, fld), (0.15, "random")):
+        vals = [r["relative_skill"].get(key) for r in rs]
+        m = np.array([v["relative_skill"] if v else np.nan for v in vals])
+        lo = np.array([v["rs_lo"] if v else np.nan for v in vals])
+        hi = np.array([v["rs_hi"] if v else np.nan for v in vals])
+        ax.errorbar(x + off, m, yerr=[m - lo, hi - m], fmt="o", capsize=3, label=f"field of {key}")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel("relative skill LE / (LE + RE)")
+    ax.axhline(0.5, color="grey", lw=0.6, ls=":")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    agents_ = list(rs[0]["field_random"])
+    for i, a in enumerate(agents_):
+        m = np.array([r["field_random"][a]["win_rate"] for r in rs])
+        lo = np.array([r["field_random"][a]["win_rate_lo"] for r in rs])
+        hi = np.array([r["field_random"][a]["win_rate_hi"] for r in rs])
+        ax.errorbar(x + (i - len(agents_) / 2) * 0.08, m, yerr=[m - lo, hi - m], fmt="o", ms=3, capsize=2, label=a)
+    ax.scatter(x, [r["baseline"] for r in rs], marker="_", s=400, color="k", label="luck only")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel("win rate, one seat vs random")
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    pairs = [(p["a"], p["b"]) for p in rs[0]["reward_lead"]]
+    for i, (a, b) in enumerate(pairs):
+        vals = [next((p for p in r["reward_lead"] if (p["a"], p["b"]) == (a, b)), None) for r in rs]
+        m = np.array([v["games_to_lead"] if v else np.nan for v in vals], float)
+        m[~np.isfinite(m)] = np.nan
+        ax.scatter(x + (i - len(pairs) / 2) * 0.1, m, label=f"{a} vs {b}")
+    ax.set_yscale("log")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel(f"games to lead in reward (field of {fld})")
+    ax.legend(fontsize=7)
+    ax = axes[3]
+    bottom = np.zeros(len(rs))
+    for key in ("hand", "agent", "rest"):
+        v = np.array([r["variance"][key] if r["variance"] else np.nan for r in rs])
+        ax.bar(x, v, bottom=bottom, label=key)
+        bottom += np.nan_to_num(v)
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel(f"share of variance, one seat vs {fld}")
+    ax.legend(fontsize=8)
+    fig.suptitle(f"skill and luck, {report['config']['players']} players")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(cfg: Config, progress: bool = True, command: str = "") -> dict:
+    import shedders
+
+    for r in cfg.rulesets:
+        shedders.make_rules(r, cfg.players)  # ValueError for an unknown ruleset or player count
+    if len(cfg.agents) < 2:
+        raise ValueError("agents needs at least two real players (a beginner first)")
+    out_dir = Path(cfg.out) / cfg.run_name()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    rulesets = [measure_ruleset(cfg, r, progress) for r in cfg.rulesets]
+    report = {"config": asdict(cfg), "command": command or "python -m experiments.skill_luck", "rulesets": rulesets,
+              "seconds": time.perf_counter() - t0}
+    (out_dir / "report.json").write_text(json.dumps(report, indent=1, default=_finite))
+    (out_dir / "report.md").write_text(report_markdown(report))
+    plot(report, out_dir / "skill_luck.png")
+    report["run_dir"] = str(out_dir)
+    return report
+
+
+def _finite(x):
+    raise TypeError(f"not JSON serializable: {type(x).__name__}")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ruleset", default=None,
+                    help="a ruleset or a comma separated list (default og); --all for every palace ruleset")
+    ap.add_argument("--all", action="store_true", help="og, fatality, core, south_african and house")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--agents", default="random,greedy,expert,search:budget=64",
+                    help="real players, beginner first (comma separated, options as in the tournament)")
+    ap.add_argument("--oracle", default="oracle:budget=64", help="the fictive player")
+    ap.add_argument("--field", default="greedy", help="reference field for relative skill")
+    ap.add_argument("--copies", default="random,greedy,expert", help="agents measured in a field of copies")
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--chunk", type=int, default=32)
+    ap.add_argument("--bootstrap", type=int, default=2000)
+    ap.add_argument("--out", default="runs")
+    ap.add_argument("--name", default=None)
+    ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    if args.all and args.ruleset:
+        ap.error("give --ruleset or --all, not both")
+    rulesets = (["og", "fatality", "core", "south_african", "house"] if args.all
+                else T.split_agents(args.ruleset or "og"))
+    cfg = Config(rulesets=rulesets, players=args.players, agents=T.split_agents(args.agents), oracle=args.oracle,
+                 field_agent=args.field, copies=T.split_agents(args.copies), deals=args.deals, seed=args.seed,
+                 workers=args.workers, chunk=args.chunk, bootstrap=args.bootstrap, out=args.out, name=args.name,
+                 ply_cap=args.ply_cap)
+    command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        report = run(cfg, progress=not args.quiet, command=command.strip())
+    except ValueError as e:
+        ap.error(str(e))
+    print(report_markdown(report))
+    print(f"wrote {report['run_dir']}/ (report.md, report.json, skill_luck.png) in {report['seconds']:.0f} s")
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""The skill-versus-luck measures on synthetic games whose answers are known in closed form, and the report's
+reproducibility.
+
+The synthetic game: each seat of a deal holds M hidden values (its hand, uniform on [0, 1]); an agent of quality
+q picks one and scores w * q + (1 - w) * value. Real players pick blindly, the fictive player (who knows the
+chance outcomes) picks its best value. The highest score wins (+1, the others -1/(N-1)). With w = 0 the game is
+pure luck: every real player has the same expectation, so the learning effect is 0 and relative skill is 0. With
+w = 1 it is pure skill: the fictive player does no better than the best real player, the random effect is 0 and
+relative skill is 1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from experiments import skill_luck as S
+
+N, M = 4, 3
+QUALITY = {"beginner": 0.0, "expert": 1.0, "fictive": 1.0}
+
+
+def synthetic_rows(agents: list[str], lineup: list[int], w: float, deals: int, seed: int) -> dict:
+    """Game rows in the tournament's format: each deal in every rotation of ``lineup``."""
+    rng = np.random.default_rng(seed)
+    hands = np.random.default_rng(seed + 1).random((deals, N, M))
+    rows = {"deal": [], "seat_agent": [], "reward": [], "truncated": []}
+    for d in range(deals):
+        for j in range(N):
+            seat_agent = [lineup[(i - j) % N] for i in range(N)]
+            scores = []
+            for i, a in enumerate(seat_agent):
+                name = agents[a]
+                v = hands[d, i].max() if name == "fictive" else hands[d, i, rng.integers(M)]
+                scores.append(w * QUALITY[name] + (1 - w) * v + 1e-9 * rng.random())  # random tie-break
+            winner = int(np.argmax(scores))
+            rows["deal"].append(d)
+            rows["seat_agent"].append(seat_agent)
+            rows["reward"].append([1.0 if i == winner else -1.0 / (N - 1) for i in range(N)])
+            rows["truncated"].append(False)
+    return rows
+
+
+def one_seat_runs(w: float, deals: int = 400, seed: int = 0) -> dict:
+    """Each agent alone in a field of beginners (the beginner's own run: a field of copies)."""
+    runs = {}
+    for name in ("beginner", "expert", "fictive"):
+        agents = [name, "beginner"]
+        runs[name] = synthetic_rows(agents, [0, 1, 1, 1], w, deals, seed)
+    return runs
+
+
+def test_relative_skill_closed_form():
+    assert S.relative_skill(0.0, 0.0, 0.5)["relative_skill"] == 0.0  # no learning effect: pure luck
+    assert S.relative_skill(-0.5, 0.5, 0.5)["relative_skill"] == 1.0  # no random effect: pure skill
+    r = S.relative_skill(-0.2, 0.1, 0.4)
+    assert r["learning_effect"] == pytest.approx(0.3) and r["random_effect"] == pytest.approx(0.3)
+    assert r["relative_skill"] == pytest.approx(0.5)
+    assert math.isnan(S.relative_skill(0.1, 0.1, 0.1)["relative_skill"])
+
+
+def test_a_pure_luck_game_measures_no_skill():
+    rs = S.relative_skill_from_rows(one_seat_runs(w=0.0), "beginner", ["beginner", "expert"], "fictive",
+                                    bootstrap=300)
+    assert rs["random_effect"] > 0.3  # knowing the hands is worth a lot
+    assert abs(rs["relative_skill"]) < 0.1
+    assert rs["rs_lo"] <= 0.0 <= rs["rs_hi"] + 0.05
+
+
+def test_a_pure_skill_game_measures_full_skill():
+    rs = S.relative_skill_from_rows(one_seat_runs(w=1.0), "beginner", ["beginner", "expert"], "fictive",
+                                    bootstrap=300)
+    assert rs["best"] == "expert" and rs["random_effect"] == pytest.approx(0.0, abs=1e-12)
+    assert rs["means"]["expert"] == pytest.approx(1.0)  # the expert always wins against beginners
+    assert rs["relative_skill"] == pytest.approx(1.0)
+
+
+def test_a_mixed_game_measures_in_between():
+    rs = S.relative_skill_from_rows(one_seat_runs(w=0.3), "beginner", ["beginner", "expert"], "fictive",
+                                    bootstrap=300)
+    assert 0.2 < rs["relative_skill"] < 0.95 and rs["rs_lo"] < rs["relative_skill"] < rs["rs_hi"]
+
+
+@pytest.mark.parametrize("p", [0.55, 0.6, 0.75, 0.9])
+def test_games_to_lead_matches_the_binomial(p):
+    scores = np.r_[np.ones(int(p * 10000)), np.zeros(10000 - int(p * 10000))]
+    n = int(S.games_to_lead(scores))
+
+    def lead(k):  # P(the better agent is ahead after k games), ties half, from the binomial distribution
+        from math import comb
+
+        return sum(comb(k, w) * p**w * (1 - p) ** (k - w) * (1.0 if 2 * w > k else 0.5 if 2 * w == k else 0.0)
+                   for w in range(k + 1))
+
+    assert lead(n) >= 0.95 and all(lead(k) < 0.95 for k in range(1, n))
+    if p <= 0.6:  # many games: the normal approximation agrees
+        assert n == pytest.approx((S.Z95_ONE_SIDED * math.sqrt(p * (1 - p)) / (p - 0.5)) ** 2, rel=0.1)
+    # and by simulation of whole matches
+    wins = np.random.default_rng(0).binomial(n, p, size=20000)
+    assert np.mean(wins > n / 2) + 0.5 * np.mean(wins == n / 2) > 0.94
+
+
+def test_games_to_lead_for_pure_luck_and_pure_skill():
+    assert S.games_to_lead(np.r_[np.ones(50), np.zeros(50)]) == math.inf  # even agents never lead reliably
+    assert S.games_to_lead(np.ones(50)) == 1  # one always wins: one game suffices
+    assert S.games_to_lead(np.full(50, 0.5)) == math.inf  # always tied
+    with pytest.raises(ValueError, match="scores"):
+        S.games_to_lead(np.array([0.3, 1.0]))
+
+
+def test_lead_measure_on_the_synthetic_game():
+    rows = synthetic_rows(["beginner", "expert", "beginner", "beginner"], [0, 1, 2, 3], w=1.0, deals=100, seed=3)
+    m = S.lead_measure(rows, 1, 0, bootstrap=200)
+    assert m["ahead"] == 1.0 and m["games_to_lead"] == 1
+    luck = synthetic_rows(["beginner", "expert", "fictive", "beginner"], [0, 1, 2, 3], w=0.0, deals=300, seed=3)
+    m = S.lead_measure(luck, 1, 0, bootstrap=200)
+    assert abs(m["ahead"] - 0.5) < 0.05 and m["games_to_lead"] > 300  # no reliable leader in a lottery
+
+
+def _balanced(hand_sd: float, agent_effect: list[float], noise_sd: float, deals: int, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    hand = rng.normal(0, hand_sd, (deals, N))
+    rows = {"deal": [], "seat_agent": [], "reward": [], "truncated": []}
+    for d in range(deals):
+        lineup = rng.permutation(N)
+        for j in range(N):
+            seat_agent = [int(lineup[(i - j) % N]) for i in range(N)]
+            rows["deal"].append(d)
+            rows["seat_agent"].append(seat_agent)
+            rows["reward"].append([hand[d, i] + agent_effect[a] + rng.normal(0, noise_sd) if noise_sd else
+                                   hand[d, i] + agent_effect[a] for i, a in enumerate(seat_agent)])
+            rows["truncated"].append(False)
+    return rows
+
+
+def test_variance_shares_pure_luck_and_pure_skill():
+    luck = S.variance_shares(S.table_layout(_balanced(1.0, [0, 0, 0, 0], 0.0, 200)))
+    assert luck["hand"] == pytest.approx(1.0) and luck["agent"] == pytest.approx(0.0, abs=1e-12)
+    skill = S.variance_shares(S.table_layout(_balanced(0.0, [-1, 0, 0.5, 0.5], 0.0, 200)))
+    assert skill["agent"] == pytest.approx(1.0) and skill["hand"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_variance_shares_recover_known_components():
+    # hand variance 1, agent effects with variance 0.25 (+-0.5), noise variance 0.25: shares 2/3, 1/6, 1/6
+    v = S.variance_shares(S.table_layout(_balanced(1.0, [-0.5, -0.5, 0.5, 0.5], 0.5, 2000, seed=1)), bootstrap=100)
+    assert v["hand"] == pytest.approx(2 / 3, abs=0.03)
+    assert v["agent"] == pytest.approx(1 / 6, abs=0.02)
+    assert v["rest"] == pytest.approx(1 / 6, abs=0.02)
+    assert v["hand_lo"] < v["hand"] < v["hand_hi"]
+    assert v["hand"] + v["agent"] + v["rest"] == pytest.approx(1.0)
+
+
+def test_variance_shares_refuse_an_unbalanced_design():
+    rows = _balanced(1.0, [0, 0, 0, 0], 0.0, 4)
+    rows["seat_agent"][0] = [0, 0, 0, 0]
+    with pytest.raises(ValueError, match="balanced"):
+        S.variance_shares(S.table_layout(rows))
+
+
+def test_focal_layout_of_one_seat_runs_on_the_synthetic_game():
+    """The expert alone against beginners, and a beginner among beginners, on the same hands. Pure luck: the two
+    play alike, so the agent explains nothing and the hand a lot. Pure skill: the hand explains nothing; the
+    agent explains the expert's certain win, the rest is the beginners' tie-breaks among themselves."""
+    for w in (0.0, 1.0):
+        runs = {"expert": synthetic_rows(["expert", "beginner"], [0, 1, 1, 1], w, 400, seed=2),
+                "beginner": synthetic_rows(["beginner"], [0, 0, 0, 0], w, 400, seed=2)}
+        v = S.variance_shares(S.focal_layout(runs), bootstrap=50)
+        if w == 0.0:
+            assert v["agent"] < 0.02 and v["hand"] > 0.1
+        else:
+            assert v["hand"] < 0.02 and v["agent"] > 0.3
+        assert v["hand"] + v["agent"] + v["rest"] == pytest.approx(1.0)
+
+
+def test_reward_lead_on_the_synthetic_game():
+    skill = {name: synthetic_rows([name, "beginner"], [0, 1, 1, 1], 1.0, 200, seed=4) for name in ("expert",)}
+    skill["beginner"] = synthetic_rows(["beginner"], [0, 0, 0, 0], 1.0, 200, seed=4)
+    r = S.reward_lead(skill, "expert", "beginner")
+    # the expert always wins (+1, variance 0); a beginner among beginners has mean 0 and variance 1/3
+    assert r["leader"] == "expert" and r["reward_gap"] == pytest.approx(1.0, abs=0.1)
+    assert r["games_to_lead"] == math.ceil(S.Z95_ONE_SIDED**2 * (1 / 3) / 1.0**2) == 1
+    luck = {name: synthetic_rows([name, "beginner"], [0, 1, 1, 1], 0.0, 200, seed=5) for name in ("expert",)}
+    luck["beginner"] = synthetic_rows(["beginner"], [0, 0, 0, 0], 0.0, 200, seed=5)
+    r = S.reward_lead(luck, "expert", "beginner")
+    assert r["gap_lo"] < 0 < r["gap_hi"] and r["games_to_lead"] > 200  # a lottery: no reliable leader
+
+
+def test_luck_baseline_and_elo_gap():
+    rows = synthetic_rows(["beginner"], [0, 0, 0, 0], w=0.0, deals=50, seed=0)
+    assert S.luck_baseline(rows) == pytest.approx(1 / N)
+    assert S.elo_gap(0.5, 100) == 0.0
+    assert S.elo_gap(10 / 11, 100) == pytest.approx(400.0)
+    assert math.isfinite(S.elo_gap(1.0, 100))
+
+
+TINY = ["--ruleset", "fatality", "--deals", "2", "--agents", "random,greedy,search:budget=2", "--oracle",
+        "oracle:budget=2", "--copies", "greedy", "--bootstrap", "20", "--quiet", "--chunk", "2"]
+
+
+def test_the_report_is_reproducible_from_its_seed(tmp_path):
+    a = S.main(TINY + ["--out", str(tmp_path / "a")])
+    b = S.main(TINY + ["--out", str(tmp_path / "b")])
+    for rep in (a, b):
+        for key in ("seconds", "run_dir", "command"):
+            rep.pop(key)
+        rep["config"].pop("out")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    r = a["rulesets"][0]
+    assert set(r["field_random"]) == {"random", "greedy", "search", "oracle"}
+    assert r["baseline"] == pytest.approx(0.25)
+    files = {p.name for p in (tmp_path / "a" / "skill_luck-4p-seed0").iterdir()}
+    assert {"report.md", "report.json", "skill_luck.png", "tournaments"} <= files
+
+
+def test_bad_arguments_are_refused(capsys):
+    with pytest.raises(SystemExit):
+        S.main(["--ruleset", "nope", "--deals", "1"])
+    assert "unknown ruleset 'nope'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        S.main(["--ruleset", "og", "--all"])
+    assert "not both" in capsys.readouterr().err

@@ -16,6 +16,9 @@ from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
 
+from agents.omg_greedy import OmgGreedyAgent
+
+OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
             "oracle": OracleAgent}
 
@@ -27,6 +30,11 @@ def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | Non
     """The agent called ``name`` for ``ruleset`` at ``num_players``; ``ValueError`` for an unknown name."""
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
+    if ruleset == "omg":
+        if name not in OMG_AGENTS:
+            raise ValueError(f"agent {name!r} is not available for omg yet; available for omg: "
+                             f"{', '.join(OMG_AGENTS)}")
+        return OMG_AGENTS[name](ruleset, num_players, seed=seed, **options)
     return REGISTRY[name](ruleset, num_players, seed=seed, **options)
 
 

@@ -1,7 +1,7 @@
 """How long random games last, per ruleset: mean and median length in decisions and the share truncated at the
 ply cap, over many uniformly random legal games played on the batched engine.
 
-    python -m benchmarks.game_lengths                          # 10,000 games per palace ruleset at 4 players
+    python -m benchmarks.game_lengths                          # 10,000 games per ruleset at 4 players
     python -m benchmarks.game_lengths --rulesets og --players 6 --games 2000
 
 Every game starts from its own seed (``VectorGame(seed=...)``), so the numbers are reproducible; each game is
@@ -21,6 +21,7 @@ from tqdm import tqdm
 import shedders
 
 PALACE = ("og", "fatality", "core", "south_african", "house")
+ALL = PALACE + ("omg",)
 
 
 def random_game_lengths(ruleset: str, players: int, games: int, seed: int = 0, batch: int = 1024,
@@ -66,7 +67,7 @@ def random_game_lengths(ruleset: str, players: int, games: int, seed: int = 0, b
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rulesets", default=",".join(PALACE))
+    ap.add_argument("--rulesets", default=",".join(ALL))
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
@@ -75,8 +76,8 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     rulesets = args.rulesets.split(",")
     for r in rulesets:
-        if r not in PALACE:
-            ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(PALACE)}")
+        if r not in ALL:
+            ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(ALL)}")
     print(f"{'ruleset':<14} {'players':>7} {'games':>7} {'mean':>8} {'median':>7} {'p99':>7} {'truncated':>9} {'s':>6}")
     rows = ["| ruleset | players | games | mean decisions | median | 99th pct | truncated |", "|---|---|---|---|---|---|---|"]
     for ruleset in rulesets:

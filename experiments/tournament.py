@@ -128,8 +128,9 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         name, options = parse_agent(spec)
         built.append(agents_pkg.make(name, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
                                                                      .integers(2**31)), **options))
-    from shedders.envs.palace_env import ACTION_NAMES
-    from shedders.replay import Replay
+    from shedders.replay import Replay, action_names
+
+    ACTION_NAMES = action_names(vg.rules)
 
     keep = range(min(cfg.replays, rows)) if chunk == 0 else range(0)
     replays = {r: Replay.start(vg.rules, vg.state_dict(r), vg.state.rng[r], seed=int(deal_seeds[r // n]),

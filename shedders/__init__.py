@@ -15,9 +15,14 @@ __version__ = "0.1.0"
 __all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "VectorGame", "game_seeds", "make_rules"]
 
 
-def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs) -> PalaceEnv:
+def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
     """The unwrapped AEC env of ``ruleset`` (see ``env``)."""
     from shedders.envs import palace_env
+
+    if ruleset == "omg":
+        from shedders.envs import omg_env
+
+        return omg_env.raw_env(num_players, render_mode, **kwargs)
 
     return palace_env.raw_env(ruleset, num_players, render_mode, **kwargs)
 
@@ -25,10 +30,16 @@ def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None
 def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
     """A PettingZoo AEC env of ``ruleset`` (one of ``RULESETS``), wrapped as PettingZoo does.
 
-    Keyword arguments: ``ply_cap`` (every ruleset), ``base`` (house), ``rules`` (house: a dict of toggles).
-    Unknown ruleset, bad player count or unknown rule: ``ValueError`` naming the bad value and the allowed ones.
+    Keyword arguments: ``ply_cap`` (every ruleset), ``base`` (house), ``rules`` (house and fatality: a dict of
+    toggles), ``deck`` (omg: a deck file). Unknown ruleset, bad player count or unknown rule: ``ValueError`` naming
+    the bad value and the allowed ones.
     """
     from shedders.envs import palace_env
+
+    if ruleset == "omg":
+        from shedders.envs import omg_env
+
+        return omg_env.env(num_players, render_mode, **kwargs)
 
     return palace_env.env(ruleset, num_players, render_mode, **kwargs)
 
@@ -40,7 +51,7 @@ def _register() -> None:
         from pettingzoo.env_registry.registration import aec_registry, register
     except ImportError:  # an older PettingZoo without a registry
         return
-    for name in ("og", "fatality", "core", "south_african", "house"):
+    for name in ("og", "fatality", "core", "south_african", "house", "omg"):
         env_id = f"shedders/{name}-v0"
         if env_id not in aec_registry:
             register("aec", env_id, entry_point=f"shedders.envs.{name}_v0:env")

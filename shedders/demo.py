@@ -45,7 +45,8 @@ PLAYERS = {"lowest": lowest_player, "random": random_player}
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="south_african", choices=["og", "fatality", "core", "south_african", "house"])
+    ap.add_argument("--ruleset", default="south_african",
+                    choices=["og", "fatality", "core", "south_african", "house", "omg"])
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
@@ -72,11 +73,14 @@ def main(argv: list[str] | None = None) -> dict:
         if term or trunc:
             env.step(None)
             continue
-        if env._state.phase[0] == K.PH_PLAY and env._state.actor[0] == env._state.turn[0] and shown < args.show:
+        omg = args.ruleset == "omg"
+        at_turn = (env._state.phase[0] == 0) if omg else (
+            env._state.phase[0] == K.PH_PLAY and env._state.actor[0] == env._state.turn[0])
+        if at_turn and shown < args.show:
             say(env.render_text() + "\n")
             shown += 1
         action = PLAYERS[seat_kind[agent]](env, rng)
-        if env._state.phase[0] != K.PH_SETUP:
+        if omg or env._state.phase[0] != K.PH_SETUP:
             say(f"  {agent}: {env.action_names[action]}")
         env.step(action)
         moves += 1
@@ -84,9 +88,11 @@ def main(argv: list[str] | None = None) -> dict:
     st = env.state_dict()
     result = {"placing": st["placing"], "plies": moves, "truncated": bool(env._state.truncated[0])}
     loser = env.last_loser
+    if args.ruleset == "omg":
+        st["placing"] = env.placing()
     if result["truncated"]:
         outcome = "truncated at the ply cap"
-    elif env.rules.name == "og":
+    elif env.rules.name in ("og", "omg"):
         winner = st["placing"][0]
         outcome = f"winner: player_{winner} ({seat_kind[f'player_{winner}']})"
     else:

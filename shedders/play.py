@@ -25,11 +25,11 @@ HELP = "type the number of a move (or its name); 't' shows the table again, 'q' 
 
 def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     ap = ap or argparse.ArgumentParser(prog="shedders play", description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="core", help="og, fatality, core, south_african or house")
+    ap.add_argument("--ruleset", default="core", help="og, fatality, core, south_african, house or omg")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--opponents", default="expert",
                     help="agents for the other seats, cycled (random, greedy, expert, search, oracle; options as "
-                         "search:budget=64)")
+                         "search:budget=64; omg: random, greedy)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (0 = player_0)")
     ap.add_argument("--seed", type=int, default=None, help="deal; the same seed replays the same deal")
     ap.add_argument("--save", default=None, metavar="FILE", help="write the game as a replay (JSON lines)")
@@ -37,8 +37,11 @@ def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.Argument
     return ap
 
 
-def _public(phase: int, name: str) -> bool:
-    """Whether the table sees an opponent's move (see the module docstring)."""
+def _public(phase: int, name: str, ruleset: str = "core") -> bool:
+    """Whether the table sees an opponent's move (see the module docstring). Every omg move is public (Hera's
+    cards are dealt unseen, but to whom is seen)."""
+    if ruleset == "omg":
+        return True
     if phase == K.PH_SETUP and name != "ready":
         return False
     if phase in (K.PH_SNEAK, K.PH_COUNTER) and name == "pass":
@@ -62,7 +65,7 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
     """Ask the human for a legal action; returns its id, or None when they leave ('q' or end of input)."""
     legal = env.legal_actions()
     names = [env.action_names[a] for a in legal]
-    write(_table(env, seat))
+    write("\n" + _table(env, seat))
     write("your moves:")
     for i, name in enumerate(names, 1):
         write(f"  {i:>2}) {name}")
@@ -148,10 +151,10 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
             who = f"player_{seat} ({labels[seat]})"
         name = env.action_names[action]
         rec.step(action)
-        if seat == args.seat or _public(phase, name):
+        if seat == args.seat or _public(phase, name, args.ruleset):
             extra = f" - {_flip_result(before, env.state_dict(), seat)}" if name == "flip" else ""
             write(f"{who}: {name}{extra}")
-        if phase == K.PH_SETUP and env._state.phase[0] != K.PH_SETUP:
+        if args.ruleset != "omg" and phase == K.PH_SETUP and env._state.phase[0] != K.PH_SETUP:
             write("setup is over: play begins")
     if left:
         write("\nyou left the game.")

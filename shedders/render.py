@@ -95,3 +95,65 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
         K.legal_mask_nb(s, g, params, mask, np.zeros(K.N_ACTIONS, np.int16))
         lines.append("legal: " + ", ".join(ACTION_NAMES[a] for a in np.flatnonzero(mask)))
     return "\n".join(lines)
+
+
+def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
+    """Render omg game 0 from ``seat``'s view (default: the player deciding now): own hand, hand sizes, the pile's
+    top and the powered cards below it, deck size, Apollo's revealed card, lost turns, the pending choice."""
+    from shedders.engine import omg as O
+    from shedders.omg_deck import COLORS, GODS
+
+    g = 0
+    n = rules.num_players
+    names = rules.deck.names()
+    over = s.phase[g] == O.PH_OVER
+    if seat is None:
+        seat = 0 if over else int(s.turn[g])
+    lines = [f"== shedders omg: {O.PHASE_NAMES[s.phase[g]]}, ply {s.plies[g]} =="]
+    pile = [names[t] for t in s.pile[g, : s.pile_len[g]]]
+    shown = ", ".join(pile[-4:])
+    if len(pile) > 4:
+        shown = "..., " + shown
+    lines.append(f"pile ({len(pile)}): {shown}  <- match {names[s.pile[g, s.pile_len[g] - 1]]} by number or god")
+    h = O.hermes_copy_nb(s, g, cards)
+    extra = f"; a Hermes would copy {GODS[h]}" if h >= 0 else "; a Hermes would copy nothing"
+    lines.append(f"deck: {s.deck_len[g]}{extra}")
+    if s.revealed[g] >= 0:
+        lines.append(f"revealed by Apollo (the deck's top): {names[s.revealed[g]]}")
+    for q in range(n):
+        tags = []
+        if q == seat:
+            tags.append("you")
+        if not over and s.turn[g] == q:
+            tags.append("to act")
+        if s.skip[g, q]:
+            tags.append("loses the next turn")
+        if s.winner[g] == q:
+            tags.append("winner")
+        tag = f" ({', '.join(tags)})" if tags else ""
+        if q == seat:
+            hand = ", ".join(names[t] for t in range(len(names)) for _ in range(int(s.hand[g, q, t]))) or "-"
+            lines.append(f"  player_{q}{tag}: {s.hsize[g, q]} cards: {hand}")
+        else:
+            lines.append(f"  player_{q}{tag}: {s.hsize[g, q]} cards")
+    if not over and s.phase[g] != O.PH_PLAY:
+        what = {O.PH_TARGET: "choose a player", O.PH_CHOOSE: "choose what to discard", O.PH_GIVE:
+                f"deal {s.left[g]} penalty card(s), one at a time", O.PH_DISCARD: f"discard ({s.left[g]} left)"}
+        power = GODS[s.power[g]] if s.power[g] >= 0 else "?"
+        detail = ""
+        if s.phase[g] == O.PH_DISCARD and s.fkind[g] != O.F_NONE:
+            k, v = s.fkind[g], s.fval[g]
+            detail = " matching " + (f"number {v}" if k == O.F_NUMBER else f"color {COLORS[v]}" if k == O.F_COLOR
+                                     else f"god {GODS[v]}")
+        lines.append(f"{power}'s power: {what.get(int(s.phase[g]), '')}{detail}")
+    if over:
+        lines.append("truncated at the ply cap" if s.truncated[g] else f"game over; player_{s.winner[g]} wins")
+    elif s.turn[g] == seat:
+        mask = np.zeros(int(O.action_layout(len(names))["n_actions"]), np.int8)
+        ids = np.zeros(mask.shape[0], np.int16)
+        O.legal_mask_nb(s, g, params, cards, lay, mask, ids)
+        from shedders.envs.omg_env import action_names
+
+        an = action_names(rules)
+        lines.append("legal: " + ", ".join(an[a] for a in np.flatnonzero(mask)))
+    return "\n".join(lines)

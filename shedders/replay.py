@@ -234,7 +234,7 @@ class Recorder:
         if live:
             self._totals += raw._state.rewards[0]
             self.record.add(raw._seat[agent], int(action), raw.action_names[int(action)], raw.state_dict())
-            if raw._state.phase[0] == _phase_over():
+            if raw._state.terminated[0] or raw._state.truncated[0]:
                 self.record.finish(raw.placing(), self._totals, bool(raw._state.truncated[0]))
 
     def save(self, path) -> Path:
@@ -243,7 +243,12 @@ class Recorder:
         return self.record.save(path)
 
 
-def _phase_over() -> int:
-    from shedders.engine import palace as K
+def action_names(rules) -> tuple[str, ...]:
+    """The action names of a ruleset's env, by id (palace rulesets share one table; omg's depends on the deck)."""
+    if rules.name == "omg":
+        from shedders.envs.omg_env import action_names as omg_names
 
-    return K.PH_OVER
+        return omg_names(rules)
+    from shedders.envs.palace_env import ACTION_NAMES
+
+    return ACTION_NAMES

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from shedders.engine import palace as K
+from shedders.omg_deck import DEFAULT_DECK, Deck, load_deck
 
 RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
-IMPLEMENTED = ("og", "fatality", "core", "south_african", "house")
+IMPLEMENTED = ("og", "fatality", "core", "south_african", "house", "omg")
 HOUSE_BASES = ("core", "south_african")
 
 #: Toggles a ``house`` table may set through ``rules=``. The first nine are seed 003's special cards, then
@@ -41,7 +43,7 @@ HOUSE_TOGGLES = (
 FATALITY_TOGGLES = ("swap_phase", "pickup_with_up", "up_with_hand", "threes_as_top")
 
 #: og: 2 players on one deck are shedders' extension (RULINGS); 6-8 players use two decks and full sets of 5.
-PLAYER_RANGE = {"og": (2, 8), "fatality": (2, 6), "core": (2, 5), "south_african": (2, 6)}
+PLAYER_RANGE = {"og": (2, 8), "fatality": (2, 6), "core": (2, 5), "south_african": (2, 6), "omg": (2, 8)}
 FAMILY = {"core": K.FAM_003, "south_african": K.FAM_003, "og": K.FAM_OG, "fatality": K.FAM_FAT}
 DEFAULT_PLY_CAP = 5000
 
@@ -141,6 +143,31 @@ _FATALITY = dict(
 )
 
 
+@dataclass(frozen=True)
+class OmgRules:
+    """The omg ruleset (seed 001): the deck and the player count; every rule is the seed's (RULINGS settle it)."""
+
+    num_players: int
+    deck: Deck
+    ply_cap: int = DEFAULT_PLY_CAP
+    name: str = "omg"
+    hand_size: int = 6  # seed 001 "give 6 cards to each player"
+
+    @property
+    def num_cards(self) -> int:
+        return self.deck.num_cards
+
+    def to_params(self) -> np.ndarray:
+        from shedders.engine import omg as O
+
+        p = np.zeros(O.N_PARAMS, np.int64)
+        p[O.P_NPLAYERS] = self.num_players
+        p[O.P_PLY_CAP] = self.ply_cap
+        p[O.P_HAND] = self.hand_size
+        p[O.P_NTYPES] = self.deck.num_types
+        return p
+
+
 def _check_choice(what: str, value, allowed) -> None:
     if value not in allowed:
         raise ValueError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
@@ -164,7 +191,8 @@ def make_rules(
     base: str | None = None,
     rules: dict | None = None,
     ply_cap: int = DEFAULT_PLY_CAP,
-) -> PalaceRules:
+    deck=None,
+) -> PalaceRules | OmgRules:
     """Validate the arguments of ``shedders.env`` and build the ruleset's config.
 
     Raises ``ValueError`` naming the bad value and the allowed ones.
@@ -180,6 +208,19 @@ def make_rules(
         raise ValueError(f"rules= is accepted by 'house' and 'fatality' only, not by {ruleset!r}")
     if isinstance(ply_cap, bool) or not isinstance(ply_cap, (int, np.integer)) or not 1 <= ply_cap <= 30000:
         raise ValueError(f"ply_cap must be an integer in 1..30000, got {ply_cap!r}")
+    if deck is not None and ruleset != "omg":
+        raise ValueError(f"deck= is accepted by 'omg' only, not by {ruleset!r}")
+    if ruleset == "omg":
+        lo, hi = PLAYER_RANGE["omg"]
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an integer in {lo}..{hi} for 'omg', got {num_players!r}")
+        if not lo <= num_players <= hi:
+            raise ValueError(f"bad num_players {num_players} for 'omg'; allowed: {lo}..{hi}")
+        d = deck if isinstance(deck, Deck) else load_deck(deck)
+        if d.num_cards < 6 * num_players + 1:
+            raise ValueError(f"bad num_players {num_players} for this deck: {num_players} hands of 6 and the "
+                             f"opening card need {6 * num_players + 1} cards, the deck holds {d.num_cards}")
+        return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap))
     family = ruleset
     fields: dict = {}
     if ruleset == "south_african":
@@ -216,10 +257,12 @@ def replace(rules: PalaceRules, **changes) -> PalaceRules:
     return dataclasses.replace(rules, **changes)
 
 
-def env_kwargs(rules: PalaceRules) -> dict:
+def env_kwargs(rules) -> dict:
     """The keyword arguments of ``shedders.env`` / ``make_rules`` that rebuild ``rules`` (for replays and logs):
     ``make_rules(rules.name, rules.num_players, **env_kwargs(rules)) == rules``."""
     out: dict = {}
+    if rules.name == "omg" and Path(rules.deck.source) != DEFAULT_DECK:
+        out["deck"] = rules.deck.source
     if rules.name == "house":
         out["base"] = rules.base
         out["rules"] = rules.toggles()

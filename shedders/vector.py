@@ -52,6 +52,11 @@ class VectorGame:
     - ``state``: the engine state (``shedders.engine.palace.PalaceState``), for search agents that clone games.
     """
 
+    def __new__(cls, ruleset: str = "core", *args, **kwargs):
+        if cls is VectorGame and ruleset == "omg":
+            return super().__new__(OmgVectorGame)
+        return super().__new__(cls)
+
     def __init__(
         self,
         ruleset: str,
@@ -168,3 +173,103 @@ class VectorGame:
     def state_bytes_per_game(self) -> int:
         """Bytes of engine state per game (the observation and mask buffers not counted)."""
         return sum(a.nbytes for a in self.state) // self.num_envs
+
+
+class OmgVectorGame(VectorGame):
+    """``VectorGame("omg", ...)``: the same interface over the omg kernels (``shedders.engine.omg``).
+
+    ``final_placing[g, 0]`` is the winner of a game that just ended (omg ends at its first player out), the rest
+    -1. ``state`` is an ``OmgState``. ``deck=PATH`` plays another deck file, as in ``shedders.env``."""
+
+    def __init__(self, ruleset: str, num_envs: int, num_players: int = 4, seed: int = 0,
+                 num_threads: int | None = None, autoreset: bool = True, **options):
+        from shedders.engine import omg as O
+        from shedders.envs.omg_env import layout_array
+
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self._O = O
+        self.rules = make_rules(ruleset, num_players, **options)
+        self.ruleset = ruleset
+        self.num_envs = b = int(num_envs)
+        self.num_players = n = self.rules.num_players
+        self.seed = seed
+        self.autoreset = bool(autoreset)
+        self._seeds = game_seeds(seed, b)
+        if num_threads is not None:
+            numba.set_num_threads(int(num_threads))
+        deck = self.rules.deck
+        self.params = self.rules.to_params()
+        self._cards = deck.table()
+        self._counts = np.asarray(deck.count, np.int64)
+        self._lay = layout_array(deck.num_types)
+        self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
+        self.state = O.alloc_state(b, n, deck.num_types, deck.num_cards)
+        self.observation_size = O.observation_size(n, deck.num_types)
+        self.observation = np.zeros((b, self.observation_size), np.int8)
+        self.action_mask = np.zeros((b, self.num_actions), np.int8)
+        self.current_player = np.zeros(b, np.int8)
+        self.num_legal = np.zeros(b, np.int16)
+        self.legal_ids = np.zeros((b, self.num_actions), np.int16)
+        self.rewards = np.zeros((b, n), np.float32)
+        self.terminated = np.zeros(b, np.bool_)
+        self.truncated = np.zeros(b, np.bool_)
+        self.final_placing = np.full((b, n), -1, np.int8)
+        self.final_plies = np.zeros(b, np.int16)
+        self._actions = np.zeros(b, np.int64)
+        self._sampled = np.zeros(b, np.int64)
+
+    def reset(self, seeds=None):
+        deal = self._seeds
+        if seeds is not None:
+            deal = np.asarray(seeds)
+            if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
+                raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
+            deal = deal.astype(np.uint64)
+        self._O.batch_reset_nb(numba.get_num_threads(), self.state, deal, self.params, self._counts, self._cards,
+                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
+                               self.legal_ids)
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.final_placing[:] = -1
+        self.final_plies[:] = 0
+        return self.observation, self.action_mask
+
+    def sample_legal(self) -> np.ndarray:
+        self._O.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
+        return self._sampled
+
+    def step(self, actions, check: bool = True):
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        if a.dtype != np.int64:
+            self._actions[:] = a
+            a = self._actions
+        if check:
+            bad = self._O.first_illegal_nb(self.action_mask, a)
+            if bad >= 0:
+                legal = np.flatnonzero(self.action_mask[bad])
+                raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+        self._O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
+                              self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
+                              self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
+                              self.final_plies, self.autoreset)
+        return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
+
+    def redeal_finished(self) -> int:
+        return self._O.redeal_over_nb(self.state, self.params, self._counts, self._cards, self._lay,
+                                      self.observation, self.action_mask, self.current_player, self.num_legal,
+                                      self.legal_ids)
+
+    def observe(self, seats) -> np.ndarray:
+        seats = np.asarray(seats, np.int64)
+        out = np.zeros_like(self.observation)
+        self._O.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, self._cards, out)
+        return out
+
+    def state_dict(self, g: int) -> dict:
+        from shedders import omg_state
+
+        return omg_state.to_dict(self.state, g, self.rules)

@@ -29,7 +29,7 @@ def pick(menu: dict[int, str]) -> int:
         if name == "ready":
             return k
     for k, name in menu.items():
-        if name.startswith(("play ", "cover ", "flip")):
+        if name.startswith(("play ", "cover ", "flip", "discard ")):
             return k
     return 1
 
@@ -151,7 +151,8 @@ def test_the_readme_screen_capture_is_a_real_game():
 
 
 @pytest.mark.parametrize("ruleset,players,extra", [("fatality", 4, []), ("south_african", 4, []),
-                                                   ("house", 3, ["--base", "south_african"]), ("og", 6, [])])
+                                                   ("house", 3, ["--base", "south_african"]), ("og", 6, []),
+                                                   ("omg", 3, [])])
 def test_every_ruleset_plays_to_the_end_in_the_terminal_game(ruleset, players, extra, tmp_path):
     from shedders.play import main
 

@@ -15,7 +15,7 @@ CONFIGS = [
     ("og", 4, {}), ("og", 6, {}), ("fatality", 4, {}), ("fatality", 3, {"rules": {"swap_phase": False}}),
     ("core", 4, {}), ("south_african", 5, {}),
     ("house", 4, {"base": "south_african", "rules": {"slap": True, "reverse_on_doubles": True}}),
-    ("core", 3, {"ply_cap": 60}),
+    ("core", 3, {"ply_cap": 60}), ("omg", 4, {}), ("omg", 2, {"ply_cap": 400}),
 ]
 
 
@@ -110,6 +110,16 @@ def test_tournament_games_replay_exactly(tmp_path):
         assert rep.header["source"] == "tournament" and rep.end is not None
         assert R.verify(f) == len(rep.steps)
     assert summary["games"] == 6
+
+
+def test_omg_tournament_games_replay_exactly(tmp_path):
+    from experiments import tournament as T
+
+    cfg = T.Config(ruleset="omg", players=3, agents=["random", "greedy"], games=2, seed=1, out=str(tmp_path),
+                   name="o", replays=2)
+    T.run(cfg, progress=False)
+    for f in sorted((tmp_path / "o" / "replays").glob("*.jsonl")):
+        assert R.verify(f) == len(R.load(f).steps) > 0
 
 
 def test_cli_replay_prints_and_checks(tmp_path, capsys):

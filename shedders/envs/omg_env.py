@@ -1,0 +1,222 @@
+"""The PettingZoo AEC environment for omg: a batch of one over the numba kernels of ``shedders.engine.omg``."""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from shedders import omg_state
+from shedders.engine import omg as O
+from shedders.envs.palace_env import OrderEnforcing, _as_int
+from shedders.omg_deck import COLORS, GODS
+from shedders.rules import OmgRules, make_rules
+from shedders.vector import game_seeds
+
+
+def action_names(rules: OmgRules) -> tuple[str, ...]:
+    """Every omg action's name by id (CONTRACT.md), for the deck of ``rules``."""
+    deck = rules.deck
+    lay = O.action_layout(deck.num_types)
+    names = [""] * lay["n_actions"]
+    for t, card in enumerate(deck.names()):
+        names[lay["play"] + t] = f"play {card}"
+        names[lay["discard"] + t] = f"discard {card}"
+    for k in range(1, O.MAXP):
+        names[lay["target"] + k - 1] = f"target +{k}"
+        names[lay["give"] + k - 1] = f"give +{k}"
+    for v in range(1, O.MAXN + 1):
+        names[lay["number"] + v - 1] = f"number {v}"
+    for c, color in enumerate(COLORS):
+        names[lay["color"] + c] = f"color {color}"
+    for gd, god in enumerate(GODS):
+        names[lay["god"] + gd] = f"god {god}"
+    for a, attr in enumerate(("number", "color", "god")):
+        names[lay["attribute"] + a] = f"attribute {attr}"
+    names[lay["stop"]] = "stop"
+    assert all(names) and len(set(names)) == len(names)
+    return tuple(names)
+
+
+def layout_array(num_types: int) -> np.ndarray:
+    lay = O.action_layout(num_types)
+    return np.array([lay[k] for k in ("play", "target", "number", "color", "god", "attribute", "discard", "stop",
+                                      "give")], np.int64)
+
+
+def observation_table(num_players: int, num_types: int = 96) -> str:
+    rows = ["| index | name | size | meaning |", "|---|---|---|---|"]
+    o = 0
+    for name, size, meaning in O.observation_layout(num_players, num_types):
+        span = f"{o}" if size == 1 else f"{o}-{o + size - 1}"
+        rows.append(f"| {span} | `{name}` | {size} | {meaning} |")
+        o += size
+    return "\n".join(rows)
+
+
+def observation_slices(num_players: int, num_types: int = 96) -> dict[str, slice]:
+    out, o = {}, 0
+    for name, size, _ in O.observation_layout(num_players, num_types):
+        out[name] = slice(o, o + size)
+        o += size
+    return out
+
+
+class OmgEnv(AECEnv):
+    """OMG as a PettingZoo AEC environment (see ``shedders.envs.omg_v0`` for the docs)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0", "is_parallelizable": False}
+
+    def __init__(self, rules: OmgRules, render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human, None")
+        self.rules = rules
+        self.render_mode = render_mode
+        n = rules.num_players
+        deck = rules.deck
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._params = rules.to_params()
+        self._cards = deck.table()
+        self._counts = np.asarray(deck.count, np.int64)
+        self._lay = layout_array(deck.num_types)
+        self._names = action_names(rules)
+        self._ids_by_name = {name: i for i, name in enumerate(self._names)}
+        self.num_actions = len(self._names)
+        self._state = O.alloc_state(1, n, deck.num_types, deck.num_cards)
+        self._mask = np.zeros(self.num_actions, np.int8)
+        self._zero_mask = np.zeros(self.num_actions, np.int8)
+        self._ids = np.zeros(self.num_actions, np.int16)
+        self._obs_size = O.observation_size(n, deck.num_types)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=-1, high=127, shape=(self._obs_size,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self._dealt = False
+        self.last_loser = None
+        self.agents = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return self._names
+
+    def action_id(self, name: str) -> int:
+        try:
+            return self._ids_by_name[name]
+        except KeyError:
+            raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        s = self._state
+        if seed is not None:
+            game_seed = game_seeds(seed, 1)[0]
+        elif self._dealt:
+            game_seed = np.uint64(O.next_game_seed_nb(s, 0))
+        else:
+            game_seed = np.random.SeedSequence().generate_state(1, np.uint64)[0]
+        self._dealt = True
+        scenario = (options or {}).get("scenario")
+        if scenario is None:
+            O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask, self._ids)
+        else:
+            omg_state.from_dict(s, 0, self.rules, scenario)
+            s.rng[0] = O.splitmix64_nb(np.uint64(game_seed))
+            O.legal_mask_nb(s, 0, self._params, self._cards, self._lay, self._mask, self._ids)
+        over = s.phase[0] == O.PH_OVER
+        self.agents = [] if over else list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[0 if over else s.turn[0]]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        obs = np.empty(self._obs_size, np.int8)
+        seat = self._seat[agent]
+        O.observe_nb(self._state, 0, seat, self._params, self._cards, obs)
+        is_actor = self._state.phase[0] != O.PH_OVER and self._state.turn[0] == seat
+        return {"observation": obs, "action_mask": self._mask.copy() if is_actor else self._zero_mask.copy()}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self._state
+        a = _as_int(action)
+        if O.step_nb(s, 0, a, self._params, self._cards, self._lay, self._mask, self._ids) < 0:
+            raise ValueError(self._illegal_message(action))
+        self._cumulative_rewards[agent] = 0.0
+        for a_ in self.agents:
+            self.rewards[a_] = float(s.rewards[0, self._seat[a_]])
+            self._cumulative_rewards[a_] += self.rewards[a_]
+        if s.phase[0] == O.PH_OVER:
+            done = self.terminations if s.terminated[0] else self.truncations
+            for a_ in self.agents:
+                done[a_] = True
+            if s.terminated[0]:
+                self.infos = {a_: {"placing": self.placing()} for a_ in self.agents}
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[s.turn[0]]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # shedders extras --------------------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return omg_state.to_dict(self._state, 0, self.rules)
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self._mask)] if self._state.phase[0] != O.PH_OVER else []
+
+    def legal_action_names(self) -> list[str]:
+        return [self._names[a] for a in self.legal_actions()]
+
+    def placing(self) -> list[int]:
+        w = int(self._state.winner[0])
+        return [w] if w >= 0 else []
+
+    def _illegal_message(self, action) -> str:
+        try:
+            name = self._names[int(action)]
+        except (TypeError, ValueError, IndexError, OverflowError):
+            name = "not an action id"
+        return (f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
+                f"legal: {', '.join(self.legal_action_names())}")
+
+    def render_text(self, seat: int | None = None) -> str:
+        from shedders.render import render_omg
+
+        return render_omg(self._state, self.rules, self._params, self._cards, self._lay, seat)
+
+
+def raw_env(num_players: int = 4, render_mode: str | None = None, **kwargs) -> OmgEnv:
+    return OmgEnv(make_rules("omg", num_players, **kwargs), render_mode=render_mode)
+
+
+def env(num_players: int = 4, render_mode: str | None = None, **kwargs):
+    return OrderEnforcing(raw_env(num_players, render_mode, **kwargs))

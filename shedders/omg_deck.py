@@ -1,0 +1,94 @@
+"""The OMG deck as data: a CSV file with one card per row (god, color, number, power).
+
+The default deck, ``shedders/data/omg_deck.csv``, is the spread RULINGS.md settles (the published game does not
+list it): 12 gods x 8 cards, two of each color per god; Zeus, Athena, Demeter, Aphrodite, Hestia and Hermes have
+2 and 4 in Fire and Wave and 1 and 3 in Leaf and Thunder, the other six gods the other way round; a god's two
+cards numbered as the seed's "Card number N" carry its power. Pass ``deck=PATH`` to ``shedders.env("omg", ...)``
+to play another spread; a malformed file is refused with a ``ValueError`` naming the line.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: gods in the seed's order; index = god id
+GODS = ("Zeus", "Ares", "Athena", "Artemis", "Demeter", "Apollo", "Aphrodite", "Hephaestus", "Hestia", "Poseidon",
+        "Hera", "Hermes")
+COLORS = ("Fire", "Leaf", "Wave", "Thunder")
+MAX_NUMBER = 9
+DEFAULT_DECK = Path(__file__).with_name("data") / "omg_deck.csv"
+
+
+@dataclass(frozen=True)
+class Deck:
+    """Distinct card types and how many copies of each the deck holds."""
+
+    god: tuple[int, ...]
+    color: tuple[int, ...]
+    number: tuple[int, ...]
+    power: tuple[bool, ...]
+    count: tuple[int, ...]
+    source: str
+
+    @property
+    def num_types(self) -> int:
+        return len(self.god)
+
+    @property
+    def num_cards(self) -> int:
+        return sum(self.count)
+
+    def name(self, t: int) -> str:
+        """``"Hera Fire 3*"``: god, color, number, and ``*`` when the card carries its god's power."""
+        return f"{GODS[self.god[t]]} {COLORS[self.color[t]]} {self.number[t]}{'*' if self.power[t] else ''}"
+
+    def names(self) -> list[str]:
+        return [self.name(t) for t in range(self.num_types)]
+
+    def table(self) -> np.ndarray:
+        """(T, 4) int64: god, color, number, power per type, for the kernels."""
+        return np.array([self.god, self.color, self.number, [int(p) for p in self.power]], np.int64).T.copy()
+
+
+def load_deck(path: str | Path | None = None) -> Deck:
+    """Read and validate a deck file (default: the shipped deck)."""
+    path = Path(path) if path is not None else DEFAULT_DECK
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ValueError(f"cannot read the OMG deck file {str(path)!r}: {e.strerror}") from None
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    if not lines:
+        raise ValueError(f"{path}: the deck file is empty")
+    header_line, header = lines[0]
+    fields = [h.strip() for h in next(csv.reader([header]))]
+    if fields != ["god", "color", "number", "power"]:
+        raise ValueError(f"{path}:{header_line}: the header must be 'god,color,number,power', got {header!r}")
+    counts: dict[tuple, int] = {}
+    for i, line in lines[1:]:
+        row = [c.strip() for c in next(csv.reader([line]))]
+        if len(row) != 4:
+            raise ValueError(f"{path}:{i}: expected 4 fields (god,color,number,power), got {len(row)}")
+        god, color, number, power = row
+        if god not in GODS:
+            raise ValueError(f"{path}:{i}: unknown god {god!r}; allowed: {', '.join(GODS)}")
+        if color not in COLORS:
+            raise ValueError(f"{path}:{i}: unknown color {color!r}; allowed: {', '.join(COLORS)}")
+        if not number.isdigit() or not 1 <= int(number) <= MAX_NUMBER:
+            raise ValueError(f"{path}:{i}: number must be an integer in 1..{MAX_NUMBER}, got {number!r}")
+        if power not in ("0", "1"):
+            raise ValueError(f"{path}:{i}: power must be 0 or 1, got {power!r}")
+        key = (GODS.index(god), COLORS.index(color), int(number), power == "1")
+        counts[key] = counts.get(key, 0) + 1
+    if sum(counts.values()) < 2 * 6 + 1:
+        raise ValueError(f"{path}: the deck holds {sum(counts.values())} cards; at least 13 are needed (two hands "
+                         f"of 6 and the opening card)")
+    if sum(counts.values()) > 127:
+        raise ValueError(f"{path}: the deck holds {sum(counts.values())} cards; at most 127 are supported")
+    keys = sorted(counts)
+    return Deck(god=tuple(k[0] for k in keys), color=tuple(k[1] for k in keys), number=tuple(k[2] for k in keys),
+                power=tuple(k[3] for k in keys), count=tuple(counts[k] for k in keys), source=str(path))

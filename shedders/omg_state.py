@@ -1,0 +1,197 @@
+"""omg scenarios: the state dict of CONTRACT.md <-> the engine arrays of one game.
+
+Keys (CONTRACT.md): ``ruleset``, ``current_player``, ``phase``, ``players`` (each ``{"hand": [...], "finished":
+False, "skip_next": False}``), ``pile`` (bottom to top), ``deck`` (next card first), ``revealed`` (Apollo's
+revealed card, or ``None``), ``placing``. Cards are written ``"Hera Fire 3*"`` (``*``: the card carries its god's
+power).
+
+shedders adds, for a power that is waiting for a decision:
+
+- ``phase``: ``"play"`` at the start of a turn; ``"target"`` (Zeus, Aphrodite), ``"choose"`` (Artemis a number,
+  Demeter a color, Poseidon a god, Apollo an attribute), ``"discard"``, ``"give"`` (Hera), ``"over"``;
+- ``power``: the god whose power is resolving (for Hermes: the power it copies);
+- ``chosen``: in ``"discard"`` after a choice, ``{"number": 3}``, ``{"color": "Fire"}`` or ``{"god": "Hera"}``;
+- ``left``: discards left (``"discard"``), or Hera's penalty cards left to deal (``"give"``);
+- ``winner``: the seat that won, when the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shedders.engine import omg as O
+from shedders.omg_deck import COLORS, GODS
+
+
+def _seat(value, n: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+        raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {value!r}")
+    return int(value)
+
+
+def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
+    """Load scenario ``sc`` into game g. Refuses unknown cards, more copies than the deck holds, bad phases."""
+    if not isinstance(sc, dict):
+        raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
+    if sc.get("ruleset", "omg") != "omg":
+        raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ('omg')")
+    deck = rules.deck
+    names = deck.names()
+    index = {name: t for t, name in enumerate(names)}
+    n = rules.num_players
+    used = np.zeros(deck.num_types, np.int64)
+
+    def card(x: Any, where: str) -> int:
+        if x not in index:
+            raise ValueError(f"unknown card {x!r} in {where}; cards look like {names[0]!r} (see the deck file)")
+        used[index[x]] += 1
+        return index[x]
+
+    players = sc.get("players", [])
+    if not isinstance(players, list) or len(players) != n:
+        raise ValueError(f"players must list {n} seats, got {len(players) if isinstance(players, list) else players!r}")
+    s.hand[g] = 0
+    s.hsize[g] = 0
+    s.skip[g] = 0
+    for q, pl in enumerate(players):
+        unknown = set(pl) - {"hand", "finished", "skip_next"}
+        if unknown:
+            raise ValueError(f"unknown keys {sorted(unknown)} for player {q}; allowed: hand, finished, skip_next")
+        for c in pl.get("hand", []):
+            s.hand[g, q, card(c, f"player {q}'s hand")] += 1
+        s.hsize[g, q] = int(s.hand[g, q].sum())
+        s.skip[g, q] = 1 if pl.get("skip_next", False) else 0
+    pile = [card(c, "pile") for c in sc.get("pile", [])]
+    if not pile:
+        raise ValueError("the pile needs at least its top card")
+    dk = [card(c, "deck") for c in sc.get("deck", [])]
+    over = np.flatnonzero(used > np.asarray(deck.count))
+    if len(over):
+        t = int(over[0])
+        raise ValueError(f"{int(used[t])} copies of {names[t]!r} in the scenario; the deck holds {deck.count[t]}")
+    s.pile_len[g] = len(pile)
+    s.pile[g, : len(pile)] = pile
+    s.deck_len[g] = len(dk)
+    s.deck[g, : len(dk)] = dk[::-1]  # the next card is the deck's top
+    phase = sc.get("phase", "play")
+    if phase not in O.PHASE_NAMES:
+        raise ValueError(f"unknown phase {phase!r}; allowed: {', '.join(O.PHASE_NAMES)}")
+    ph = O.PHASE_NAMES.index(phase)
+    s.phase[g] = ph
+    s.power[g] = -1
+    s.fkind[g] = O.F_NONE
+    s.fval[g] = 0
+    s.left[g] = 0
+    s.upto[g] = 0
+    s.revealed[g] = -1
+    s.winner[g] = -1
+    s.terminated[g] = False
+    s.truncated[g] = False
+    s.plies[g] = 0
+    s.rewards[g] = 0.0
+    revealed = sc.get("revealed")
+    if revealed is not None:
+        if revealed not in index or not dk or index[revealed] != dk[0]:
+            raise ValueError(f"revealed must be the deck's top card (the first of 'deck'), got {revealed!r}")
+        s.revealed[g] = index[revealed]
+    finished = [q for q, pl in enumerate(players) if pl.get("finished", False)]
+    placing = list(sc.get("placing", finished))
+    if ph == O.PH_OVER:
+        winner = sc.get("winner", placing[0] if placing else None)
+        if winner is None:
+            s.truncated[g] = True
+        else:
+            s.winner[g] = _seat(winner, n, "winner")
+            s.terminated[g] = True
+        s.turn[g] = 0
+        return
+    if finished or placing:
+        raise ValueError("in omg the first player out wins and the game ends: a live game has no finished player")
+    s.turn[g] = _seat(sc.get("current_player", 0), n, "current_player")
+    power = sc.get("power")
+    if ph == O.PH_PLAY:
+        if power is not None:
+            raise ValueError("'power' is for a power waiting for a decision, not the 'play' phase")
+        return
+    if power not in GODS:
+        raise ValueError(f"phase {phase!r} needs 'power', one of {', '.join(GODS)}; got {power!r}")
+    god = GODS.index(power)
+    s.power[g] = god
+    left = sc.get("left", 0)
+    p = int(s.turn[g])
+    if ph == O.PH_TARGET:
+        if god not in (O.ZEUS, O.APHRODITE):
+            raise ValueError(f"phase 'target' is for Zeus or Aphrodite, not {power}")
+    elif ph == O.PH_GIVE:
+        if god != O.HERA or not isinstance(left, int) or left < 1:
+            raise ValueError("phase 'give' is Hera's, with 'left' >= 1 penalty cards to deal")
+        s.left[g] = left
+    elif ph == O.PH_CHOOSE:
+        kinds = {O.ARTEMIS: O.F_NUMBER, O.DEMETER: O.F_COLOR, O.POSEIDON: O.F_GOD, O.APOLLO: O.F_ATTR}
+        if god not in kinds:
+            raise ValueError(f"phase 'choose' is for Artemis, Demeter, Poseidon or Apollo, not {power}")
+        if god == O.APOLLO and s.revealed[g] < 0:
+            raise ValueError("Apollo's 'choose' needs the revealed card ('revealed')")
+        s.fkind[g] = kinds[god]
+        if s.hsize[g, p] == 0:
+            raise ValueError("a 'choose' phase needs cards in the chooser's hand")
+    elif ph == O.PH_DISCARD:
+        if god not in (O.ATHENA, O.HEPHAESTUS, O.ARTEMIS, O.DEMETER, O.POSEIDON, O.APOLLO):
+            raise ValueError(f"phase 'discard' is for a discarding power, not {power}")
+        if not isinstance(left, int) or left < 1:
+            raise ValueError("phase 'discard' needs 'left' >= 1")
+        s.left[g] = left
+        chosen = sc.get("chosen")
+        if god in (O.ATHENA, O.HEPHAESTUS):
+            if chosen:
+                raise ValueError(f"{power} discards any card: no 'chosen'")
+        else:
+            if not isinstance(chosen, dict) or len(chosen) != 1:
+                raise ValueError("'chosen' must be one of {'number': 3}, {'color': 'Fire'}, {'god': 'Hera'}")
+            (key, val), = chosen.items()
+            if key == "number" and isinstance(val, int) and 1 <= val <= O.MAXN:
+                s.fkind[g], s.fval[g] = O.F_NUMBER, val
+            elif key == "color" and val in COLORS:
+                s.fkind[g], s.fval[g] = O.F_COLOR, COLORS.index(val)
+            elif key == "god" and val in GODS:
+                s.fkind[g], s.fval[g] = O.F_GOD, GODS.index(val)
+            else:
+                raise ValueError(f"bad 'chosen' {chosen!r}")
+            s.upto[g] = 1
+        if s.hsize[g, p] == 0:
+            raise ValueError("a 'discard' phase needs cards in the discarding player's hand")
+
+
+def to_dict(s: O.OmgState, g: int, rules) -> dict:
+    names = rules.deck.names()
+    n = rules.num_players
+    over = s.phase[g] == O.PH_OVER
+
+    def cards_of(q):
+        return [names[t] for t in range(len(names)) for _ in range(int(s.hand[g, q, t]))]
+
+    winner = int(s.winner[g]) if s.winner[g] >= 0 else None
+    d = {
+        "ruleset": "omg",
+        "current_player": None if over else int(s.turn[g]),
+        "phase": O.PHASE_NAMES[s.phase[g]],
+        "players": [{"hand": cards_of(q), "finished": winner == q, "skip_next": bool(s.skip[g, q])}
+                    for q in range(n)],
+        "pile": [names[t] for t in s.pile[g, : s.pile_len[g]]],
+        "deck": [names[t] for t in s.deck[g, : s.deck_len[g]][::-1]],
+        "revealed": names[s.revealed[g]] if s.revealed[g] >= 0 else None,
+        "placing": [winner] if winner is not None else [],
+    }
+    if s.power[g] >= 0 and not over and s.phase[g] != O.PH_PLAY:
+        d["power"] = GODS[s.power[g]]
+        if s.phase[g] in (O.PH_DISCARD, O.PH_GIVE):
+            d["left"] = int(s.left[g])
+        if s.phase[g] == O.PH_DISCARD and s.fkind[g] != O.F_NONE:
+            k = s.fkind[g]
+            d["chosen"] = ({"number": int(s.fval[g])} if k == O.F_NUMBER else
+                           {"color": COLORS[s.fval[g]]} if k == O.F_COLOR else {"god": GODS[s.fval[g]]})
+    if over and winner is not None:
+        d["winner"] = winner
+    return d

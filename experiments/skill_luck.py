@@ -430,6 +430,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
 
     baseline = luck_baseline(rows["copies-random"])
     field_random = {_label(s): agent_stats(one_seat("random", s), 0) for s in names}
+    field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names}
     copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
                           "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in cfg.copies}
     skill = {}
@@ -460,7 +461,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
     reward_leads = [reward_lead(field_runs, labels[a], labels[b]) for a, b in pairs]
     return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline,
-            "field_random": field_random, "copies": copies, "relative_skill": skill, "lead": lead,
+            "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill, "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
 
@@ -497,11 +498,17 @@ def report_markdown(report: dict) -> str:
         lines += ["", f"## {r['ruleset']}", "",
                   f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
                   f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated.", "",
-                  "| agent | win rate in a field of random (95%) | mean rank | mean reward |", "|---|---|---|---|"]
+                  "One seat against three others, every seat of every deal (95% intervals):", "",
+                  f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
+                  f"| win rate vs {cfg['field_agent']} | mean reward vs {cfg['field_agent']} |",
+                  "|---|---|---|---|---|---|"]
         for name, s in r["field_random"].items():
+            f = r.get("field_reference", {}).get(name)
+            ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
+                   f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
             lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
                          f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
-                         f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] |")
+                         f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
         lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
                   "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " |",
                   "|---" * (r["players"] + 1) + "|"]
@@ -548,7 +555,9 @@ def _search_label(cfg: dict) -> str:
 
 
 def _n(x: float | None) -> str:
-    return "never" if x is None or not math.isfinite(x) else f"{x:,.0f}"
+    if x is None or not math.isfinite(x):
+        return "never"
+    return "> 10^6" if x > 1e6 else f"{x:,.0f}"
 
 
 def plot(report: dict, path: Path) -> None:

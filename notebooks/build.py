@@ -307,6 +307,20 @@ ax.legend()
 plt.show()
 """)
 md("""
+## What it shows
+
+- **og is the luck-heavy one.** Against a field of `greedy` players its relative skill is 0.25: most of what
+  separates the best real agent from the player who sees every hidden card is information, not play. The agent
+  explains 4% of the variance of a seat's reward. A `random` player still wins about 1 game in 18 against three
+  `greedy` players, and `expert` does not beat `greedy` reliably (about 4,600 games to lead). Seed 000's claim,
+  that a newcomer sometimes wins and skill does not let anyone crush the table, holds for the agents measured.
+- **fatality sits in the middle** (0.59): its forced plays and finishing-position scoring reward good play more.
+- **core and south_african are skill-heavy** (0.91): a competent player is almost never the Shithead against
+  beginners, and the agent explains most of the variance. south_african's field-of-`greedy` numbers rest on the
+  games that end (most games among `greedy` players hit the ply cap: Joker ping-pong).
+- Against a field of `random` every ruleset measures close to 1: relative skill depends on the opponents.
+""")
+md("""
 ## Make your own report
 
 `python -m experiments.skill_luck --all` measures every ruleset; here is the same on a tiny budget (two deals,

@@ -108,7 +108,7 @@ def alloc_state(b: int, n: int, num_types: int, num_cards: int) -> OmgState:
 # ----------------------------------------------------------------------------------------------------------------
 # Random stream (splitmix64 per game, as the palace engine)
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def splitmix64_nb(x):
     z = x + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -116,14 +116,14 @@ def splitmix64_nb(x):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def rand_below_nb(s, g, n):
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
     z = splitmix64_nb(s.rng[g])
     return np.int64((z >> np.uint64(11)) % np.uint64(n))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def next_game_seed_nb(s, g):
     s.rng[g] = s.rng[g] + np.uint64(0x9E3779B97F4A7C15)
     return splitmix64_nb(s.rng[g])
@@ -132,7 +132,7 @@ def next_game_seed_nb(s, g):
 # ----------------------------------------------------------------------------------------------------------------
 # Cards moving
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def rebuild_nb(s, g):
     """seed 001: "keep the last played card on the table and shuffle the rest of the cards to form a new deck"."""
     k = np.int64(s.pile_len[g]) - 1
@@ -152,7 +152,7 @@ def rebuild_nb(s, g):
     s.revealed[g] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def take_nb(s, g):
     """The deck's top card (rebuilding an empty deck first), or -1 when no card is left anywhere."""
     if s.deck_len[g] == 0:
@@ -164,7 +164,7 @@ def take_nb(s, g):
     return np.int64(s.deck[g, s.deck_len[g]])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def draw_nb(s, g, q, k):
     """Player q draws k cards (when no card is left anywhere, what there is)."""
     for _ in range(k):
@@ -175,19 +175,19 @@ def draw_nb(s, g, q, k):
         s.hsize[g, q] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def push_nb(s, g, t):
     s.pile[g, s.pile_len[g]] = t
     s.pile_len[g] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def remove_nb(s, g, q, t):
     s.hand[g, q, t] -= 1
     s.hsize[g, q] -= 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def hermes_copy_nb(s, g, cards):
     """RULINGS: the power of the card nearest the top of the pile that has one, skipping Hermes cards; -1 none."""
     for i in range(np.int64(s.pile_len[g]) - 1, -1, -1):
@@ -197,7 +197,7 @@ def hermes_copy_nb(s, g, cards):
     return np.int64(-1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def attr_nb(cards, t, kind):
     if kind == F_NUMBER:
         return cards[t, CNUM]
@@ -206,7 +206,7 @@ def attr_nb(cards, t, kind):
     return cards[t, CGOD]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def count_matching_nb(s, g, q, kind, val, cards):
     c = 0
     for t in range(s.hand.shape[2]):
@@ -218,7 +218,7 @@ def count_matching_nb(s, g, q, kind, val, cards):
 # ----------------------------------------------------------------------------------------------------------------
 # Deal
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def deal_nb(s, g, seed, params, counts):
     n = params[P_NPLAYERS]
     s.rng[g] = splitmix64_nb(np.uint64(seed))
@@ -259,7 +259,7 @@ def deal_nb(s, g, seed, params, counts):
 # ----------------------------------------------------------------------------------------------------------------
 # Legal actions
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def legal_mask_nb(s, g, params, cards, lay, mask, ids):
     """Fill mask (0/1 per action) and ids[:k] with the legal action ids; returns k."""
     mask[:] = 0
@@ -315,7 +315,7 @@ def legal_mask_nb(s, g, params, cards, lay, mask, ids):
 # ----------------------------------------------------------------------------------------------------------------
 # Applying a decision
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def end_turn_nb(s, g, params):
     """seed 001: "The winner of the game is the player who gets to empty his hand first" (RULINGS: at the end of
     their own turn); else the next player on the left, passing over a lost turn (Aphrodite)."""
@@ -344,7 +344,7 @@ def end_turn_nb(s, g, params):
     s.phase[g] = PH_PLAY
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def after_discard_nb(s, g, params, cards):
     """A discard power goes on while it may: discards left, and (for "up to") a matching card in hand."""
     p = np.int64(s.turn[g])
@@ -357,7 +357,7 @@ def after_discard_nb(s, g, params, cards):
     s.phase[g] = PH_DISCARD
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def start_power_nb(s, g, p, god, params, cards):
     """Resolve the power of ``god`` for player p (after the penalty): automatic parts now, else the first
     decision. A power with nothing to choose from does nothing (RULINGS)."""
@@ -406,7 +406,7 @@ def start_power_nb(s, g, p, god, params, cards):
     end_turn_nb(s, g, params)  # Hestia (already applied), or no power
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def continue_give_nb(s, g, params):
     """Hera: each penalty card is its own decision while a card can be dealt; then she draws 1."""
     p = np.int64(s.turn[g])
@@ -421,7 +421,7 @@ def continue_give_nb(s, g, params):
     end_turn_nb(s, g, params)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def apply_nb(s, g, a, params, cards, lay):
     n = params[P_NPLAYERS]
     p = np.int64(s.turn[g])
@@ -495,7 +495,7 @@ def apply_nb(s, g, a, params, cards, lay):
         after_discard_nb(s, g, params, cards)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def step_nb(s, g, a, params, cards, lay, mask, ids):
     """Apply action a if legal (else return -1 and change nothing); then refresh the mask. Returns the number of
     legal actions now (0 when the game is over)."""
@@ -510,7 +510,7 @@ def step_nb(s, g, a, params, cards, lay, mask, ids):
     return legal_mask_nb(s, g, params, cards, lay, mask, ids)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def reset_one_nb(s, g, seed, params, counts, cards, lay, mask, ids):
     deal_nb(s, g, seed, params, counts)
     return legal_mask_nb(s, g, params, cards, lay, mask, ids)
@@ -552,7 +552,7 @@ def observation_size(num_players: int, num_types: int) -> int:
     return sum(size for _, size, _ in observation_layout(num_players, num_types))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def observe_nb(s, g, seat, params, cards, out):
     n = params[P_NPLAYERS]
     nt = params[P_NTYPES]
@@ -623,7 +623,7 @@ def observe_nb(s, g, seat, params, cards, out):
 # ----------------------------------------------------------------------------------------------------------------
 # The batched engine
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_reset_nb(nthreads, s, seeds, params, counts, cards, lay, obs, mask, cur, nlegal, ids):
     b = s.turn.shape[0]
     chunk = (b + nthreads - 1) // nthreads
@@ -635,7 +635,7 @@ def batch_reset_nb(nthreads, s, seeds, params, counts, cards, lay, obs, mask, cu
             observe_nb(s, g, np.int64(s.turn[g]), params, cards, obs[g])
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, cur, nlegal, ids, rewards, term,
                   trunc, final_placing, final_plies, autoreset):
     b = s.turn.shape[0]
@@ -673,7 +673,7 @@ def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, c
             observe_nb(s, g, np.int64(s.turn[g]), params, cards, obs[g])
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_sample_nb(nthreads, s, ids, nlegal, out):
     b = s.turn.shape[0]
     chunk = (b + nthreads - 1) // nthreads
@@ -682,7 +682,7 @@ def batch_sample_nb(nthreads, s, ids, nlegal, out):
             out[g] = ids[g, rand_below_nb(s, g, nlegal[g])] if nlegal[g] > 0 else -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def redeal_over_nb(s, params, counts, cards, lay, obs, mask, cur, nlegal, ids):
     k = 0
     for g in range(s.turn.shape[0]):
@@ -695,7 +695,7 @@ def redeal_over_nb(s, params, counts, cards, lay, obs, mask, cur, nlegal, ids):
     return k
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_observe_nb(nthreads, s, seats, params, cards, out):
     b = s.turn.shape[0]
     chunk = (b + nthreads - 1) // nthreads
@@ -704,7 +704,7 @@ def batch_observe_nb(nthreads, s, seats, params, cards, out):
             observe_nb(s, g, seats[g], params, cards, out[g])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def first_illegal_nb(mask, actions):
     for g in range(actions.shape[0]):
         a = actions[g]

@@ -1,10 +1,6 @@
 """The omg ruleset, version 0. The module docstring is generated: see `help(omg_v0)`."""
 
-from pathlib import Path
-
-from shedders.envs import omg_env
-
-_SEED = (Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds" / "001_98be5b198499e36d.txt")
+from shedders.envs import _docs, omg_env
 
 READINGS = """- 2-8 players, 6 cards each; the deck's top card opens the pile (its power does not fire); the first player is
   drawn at random from the game's own stream.
@@ -39,7 +35,7 @@ READINGS = """- 2-8 players, 6 cards each; the deck's top card opens the pile (i
 
 
 def _doc() -> str:
-    rules_text = _SEED.read_text() if _SEED.exists() else "(seed 001: ../shared/seeds/001_98be5b198499e36d.txt)"
+    rules_text = _docs.SEED_001_OMG
     rules = omg_env.make_rules("omg", 4)
     names = omg_env.action_names(rules)
     lay = omg_env.O.action_layout(rules.deck.num_types)

@@ -413,9 +413,14 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
         summaries[tag] = s
         return s
 
-    names = [*cfg.agents, cfg.oracle]
+    real = [a for a in cfg.agents if _available(a, ruleset)]  # omg: random and greedy only, so far
+    oracle = cfg.oracle if cfg.oracle and _available(cfg.oracle, ruleset) else None
+    copies_ = [a for a in cfg.copies if _available(a, ruleset)]
+    if len(real) < 2 or not _available(cfg.field_agent, ruleset):
+        raise ValueError(f"{ruleset}: need two real agents and the field agent available; have {real}")
+    names = [*real, *([oracle] if oracle else [])]
     # fields of copies (also the field of random for random, and of the reference field for itself)
-    for spec in dict.fromkeys([*cfg.copies, "random", cfg.field_agent]):
+    for spec in dict.fromkeys([*copies_, "random", cfg.field_agent]):
         play(f"copies-{_label(spec)}", [spec], [0] * n)
     # one seat in a field of random agents / of the reference field
     for fld in dict.fromkeys(["random", cfg.field_agent]):
@@ -423,7 +428,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             if _label(spec) != fld:
                 play(f"field-{fld}-{_label(spec)}", [spec, fld], [0] + [1] * (n - 1))
     # all real agents at one table, every hand played by each (measures 3 and 4)
-    play("all", list(cfg.agents), None)
+    play("all", list(real), None)
 
     def one_seat(fld, spec):
         return rows[f"copies-{fld}"] if _label(spec) == fld else rows[f"field-{fld}-{_label(spec)}"]
@@ -432,14 +437,14 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     field_random = {_label(s): agent_stats(one_seat("random", s), 0) for s in names}
     field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names}
     copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
-                          "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in cfg.copies}
-    skill = {}
-    for fld in dict.fromkeys([cfg.field_agent, "random"]):
+                          "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in copies_}
+    skill = {}  # no fictive player for this ruleset: no relative skill
+    for fld in dict.fromkeys([cfg.field_agent, "random"]) if oracle else ():
         runs = {_label(s): one_seat(fld, s) for s in names}
-        skill[fld] = relative_skill_from_rows(runs, _label(cfg.agents[0]), [_label(s) for s in cfg.agents],
-                                              _label(cfg.oracle), cfg.bootstrap, cfg.seed)
+        skill[fld] = relative_skill_from_rows(runs, _label(real[0]), [_label(s) for s in real],
+                                              _label(oracle), cfg.bootstrap, cfg.seed)
     all_rows = rows["all"]
-    labels = [_label(s) for s in cfg.agents]
+    labels = [_label(s) for s in real]
     pairs = [(i + 1, i) for i in range(len(labels) - 1)]
     if len(labels) > 2:
         pairs.append((2, 0))
@@ -450,20 +455,28 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     table_all = summaries["all"]["agents"]
     top = max(table_all, key=lambda r: r["mu"])
     bottom = min(table_all, key=lambda r: r["mu"])
-    ia, ib = cfg.agents.index(top["agent"]), cfg.agents.index(bottom["agent"])
+    ia, ib = real.index(top["agent"]), real.index(bottom["agent"])
     s_top, _ = pair_scores(all_rows, ia, ib)
     spread = {"strongest": _label(top["agent"]), "weakest": _label(bottom["agent"]),
               "mu_gap": top["mu"] - bottom["mu"],
               "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
               "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
               "ratings": {_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]} for r in table_all}}
-    field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in cfg.agents}
+    field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in real}
     var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
     reward_leads = [reward_lead(field_runs, labels[a], labels[b]) for a, b in pairs]
-    return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline,
+    return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline, "agents": real,
+            "oracle": oracle,
             "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill, "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
+
+
+def _available(spec: str, ruleset: str) -> bool:
+    import agents as agents_pkg
+
+    name = _label(spec)
+    return name in (agents_pkg.OMG_AGENTS if ruleset == "omg" else agents_pkg.REGISTRY)
 
 
 def report_markdown(report: dict) -> str:
@@ -478,7 +491,8 @@ def report_markdown(report: dict) -> str:
               "search to lead expert | rating spread (Elo) |", "|---|---|---|---|---|---|---|"]
     for r in report["rulesets"]:
         rs = r["relative_skill"]
-        f_ = rs[cfg["field_agent"]]
+        na = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
+        f_ = rs.get(cfg["field_agent"], na)
         rr = rs.get("random", f_)
         v = r["variance"]
         vtxt = (f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a")
@@ -490,8 +504,12 @@ def report_markdown(report: dict) -> str:
                 return "n/a"
             lead_by = "" if x["leader"] == a else f" ({b} leads)"
             return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
-        lines.append(f"| {r['ruleset']} | {f_['relative_skill']:.2f} [{f_['rs_lo']:.2f}, {f_['rs_hi']:.2f}] "
-                     f"| {rr['relative_skill']:.2f} [{rr['rs_lo']:.2f}, {rr['rs_hi']:.2f}] | {vtxt} "
+        def rs_txt(x):
+            if not math.isfinite(x["relative_skill"]):
+                return "n/a (no fictive player)"
+            return f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
+
+        lines.append(f"| {r['ruleset']} | {rs_txt(f_)} | {rs_txt(rr)} | {vtxt} "
                      f"| {g('expert', 'random')} | {g(_search_label(cfg), 'expert')} "
                      f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
     for r in report["rulesets"]:
@@ -517,6 +535,8 @@ def report_markdown(report: dict) -> str:
                                                       for s in c["seats"]) + " |")
         lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
                   "|---|---|---|---|---|---|---|"]
+        if not r["relative_skill"]:
+            lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
         for fld, s in r["relative_skill"].items():
             m = s["means"]
             lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
@@ -530,7 +550,7 @@ def report_markdown(report: dict) -> str:
         for x in r["reward_lead"]:
             lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
                          f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
-        lines += ["", "Head to head at the all-agent table (" + ", ".join(cfg["agents"]) + "; finishing ahead, "
+        lines += ["", "Head to head at the all-agent table (" + ", ".join(r.get("agents", cfg["agents"])) + "; finishing ahead, "
                   "ties half; games to lead computed exactly, interval from resampling deals):", "",
                   "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
                   "|---|---|---|---|---|---|"]
@@ -544,7 +564,7 @@ def report_markdown(report: dict) -> str:
         v = r["variance"]
         if v:
             lines += ["", f"Variance of the reward of one seat against {cfg['field_agent']} "
-                      f"(agents {', '.join(cfg['agents'])}): hand {v['hand']:.3f} [{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
+                      f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} [{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
                       f"agent {v['agent']:.3f} [{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
                       f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}]."]
     return "\n".join(lines) + "\n"
@@ -585,18 +605,19 @@ def plot(report: dict, path: Path) -> None:
     ax.axhline(0.5, color="grey", lw=0.6, ls=":")
     ax.legend(fontsize=8)
     ax = axes[1]
-    agents_ = list(rs[0]["field_random"])
+    agents_ = list(dict.fromkeys(a for r in rs for a in r["field_random"]))
+    nan = {"win_rate": np.nan, "win_rate_lo": np.nan, "win_rate_hi": np.nan}
     for i, a in enumerate(agents_):
-        m = np.array([r["field_random"][a]["win_rate"] for r in rs])
-        lo = np.array([r["field_random"][a]["win_rate_lo"] for r in rs])
-        hi = np.array([r["field_random"][a]["win_rate_hi"] for r in rs])
+        m = np.array([r["field_random"].get(a, nan)["win_rate"] for r in rs])
+        lo = np.array([r["field_random"].get(a, nan)["win_rate_lo"] for r in rs])
+        hi = np.array([r["field_random"].get(a, nan)["win_rate_hi"] for r in rs])
         ax.errorbar(x + (i - len(agents_) / 2) * 0.08, m, yerr=[m - lo, hi - m], fmt="o", ms=3, capsize=2, label=a)
     ax.scatter(x, [r["baseline"] for r in rs], marker="_", s=400, color="k", label="luck only")
     ax.set_xticks(x, names, rotation=20)
     ax.set_ylabel("win rate, one seat vs random")
     ax.legend(fontsize=7)
     ax = axes[2]
-    pairs = [(p["a"], p["b"]) for p in rs[0]["reward_lead"]]
+    pairs = list(dict.fromkeys((p["a"], p["b"]) for r in rs for p in r["reward_lead"]))
     for i, (a, b) in enumerate(pairs):
         vals = [next((p for p in r["reward_lead"] if (p["a"], p["b"]) == (a, b)), None) for r in rs]
         m = np.array([v["games_to_lead"] if v else np.nan for v in vals], float)
@@ -653,7 +674,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--agents", default="random,greedy,expert,search:budget=64",
                     help="real players, beginner first (comma separated, options as in the tournament)")
-    ap.add_argument("--oracle", default="oracle:budget=64", help="the fictive player")
+    ap.add_argument("--oracle", default="oracle:budget=64",
+                    help="the fictive player ('' for none: no relative skill)")
     ap.add_argument("--field", default="greedy", help="reference field for relative skill")
     ap.add_argument("--copies", default="random,greedy,expert", help="agents measured in a field of copies")
     ap.add_argument("--deals", type=int, default=100)

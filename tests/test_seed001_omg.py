@@ -534,3 +534,17 @@ def test_another_deck_file_plays(tmp_path):
     assert env.unwrapped.rules.deck.num_cards == 18
     with pytest.raises(ValueError, match="need 25 cards"):
         shedders.env("omg", 4, deck=str(path))
+
+
+def test_poseidon_and_demeter_with_an_empty_hand_ask_nothing():
+    for card in ("Poseidon Fire 1*", "Demeter Fire 2*"):
+        env = make([[card], ["Hera Leaf 2"]], ["Zeus Leaf 1"] if card.startswith("Poseidon") else ["Zeus Fire 2*"],
+                    deck=FILL)
+        do(env, f"play {card}")
+        assert env.state_dict()["placing"] == [0]  # nothing to choose from: no decision, and the empty hand wins
+
+
+def test_poseidon_ends_by_itself_when_no_card_of_the_god_is_left():
+    env = make([["Poseidon Fire 1*", "Zeus Leaf 3", "Hera Leaf 2"], ["Hera Leaf 4"]], ["Poseidon Wave 3"], deck=FILL)
+    do(env, "play Poseidon Fire 1*", "god Zeus", "discard Zeus Leaf 3")
+    assert env.state_dict()["current_player"] == 1 and hand(env, 0) == ["Hera Leaf 2"]

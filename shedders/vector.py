@@ -82,11 +82,16 @@ class VectorGame:
         self.state = K.alloc_state(b, n, self.rules.num_cards)
         self.observation_size = K.observation_size(n)
         self.num_actions = K.N_ACTIONS
+        self._alloc_buffers()
+
+    def _alloc_buffers(self) -> None:
+        """The batch-first arrays every ruleset's engine writes in place."""
+        b, n = self.num_envs, self.num_players
         self.observation = np.zeros((b, self.observation_size), np.int8)
-        self.action_mask = np.zeros((b, K.N_ACTIONS), np.int8)
+        self.action_mask = np.zeros((b, self.num_actions), np.int8)
         self.current_player = np.zeros(b, np.int8)
         self.num_legal = np.zeros(b, np.int16)
-        self.legal_ids = np.zeros((b, K.N_ACTIONS), np.int16)  # legal_ids[g, :num_legal[g]]: the legal action ids
+        self.legal_ids = np.zeros((b, self.num_actions), np.int16)  # legal_ids[g, :num_legal[g]]: the legal ids
         self.rewards = np.zeros((b, n), np.float32)
         self.terminated = np.zeros(b, np.bool_)
         self.truncated = np.zeros(b, np.bool_)
@@ -95,17 +100,34 @@ class VectorGame:
         self._actions = np.zeros(b, np.int64)
         self._sampled = np.zeros(b, np.int64)
 
+    def _deal_seeds(self, seeds) -> np.ndarray:
+        if seeds is None:
+            return self._seeds
+        deal = np.asarray(seeds)
+        if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
+            raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
+        return deal.astype(np.uint64)
+
+    def _checked_actions(self, actions, check: bool, first_illegal) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        if a.dtype != np.int64:
+            self._actions[:] = a
+            a = self._actions
+        if check:
+            bad = first_illegal(self.action_mask, a)
+            if bad >= 0:
+                legal = np.flatnonzero(self.action_mask[bad])
+                raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+        return a
+
     def reset(self, seeds=None):
         """Deal every game afresh from the seed; returns (observation, action_mask).
 
         ``seeds`` (uint64, one per game) deals game g from ``seeds[g]`` instead, as ``env.reset(seed=s)`` deals
         from ``game_seeds(s, 1)[0]``: the same seed in several rows gives the same deal (duplicate tournaments)."""
-        deal = self._seeds
-        if seeds is not None:
-            deal = np.asarray(seeds)
-            if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
-                raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
-            deal = deal.astype(np.uint64)
+        deal = self._deal_seeds(seeds)
         K.batch_reset_nb(
             numba.get_num_threads(),
             self.state, deal, self.params, self.observation, self.action_mask, self.current_player,
@@ -129,17 +151,7 @@ class VectorGame:
         With ``check`` (the default) a masked action raises ``ValueError`` before any game moves.
         Returns (observation, action_mask, rewards, terminated, truncated), the arrays updated in place.
         """
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        if a.dtype != np.int64:
-            self._actions[:] = a
-            a = self._actions
-        if check:
-            bad = K.first_illegal_nb(self.action_mask, a)
-            if bad >= 0:
-                legal = np.flatnonzero(self.action_mask[bad])
-                raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+        a = self._checked_actions(actions, check, K.first_illegal_nb)
         K.batch_step_nb(
             numba.get_num_threads(),
             self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
@@ -206,26 +218,10 @@ class OmgVectorGame(VectorGame):
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
         self.state = O.alloc_state(b, n, deck.num_types, deck.num_cards)
         self.observation_size = O.observation_size(n, deck.num_types)
-        self.observation = np.zeros((b, self.observation_size), np.int8)
-        self.action_mask = np.zeros((b, self.num_actions), np.int8)
-        self.current_player = np.zeros(b, np.int8)
-        self.num_legal = np.zeros(b, np.int16)
-        self.legal_ids = np.zeros((b, self.num_actions), np.int16)
-        self.rewards = np.zeros((b, n), np.float32)
-        self.terminated = np.zeros(b, np.bool_)
-        self.truncated = np.zeros(b, np.bool_)
-        self.final_placing = np.full((b, n), -1, np.int8)
-        self.final_plies = np.zeros(b, np.int16)
-        self._actions = np.zeros(b, np.int64)
-        self._sampled = np.zeros(b, np.int64)
+        self._alloc_buffers()
 
     def reset(self, seeds=None):
-        deal = self._seeds
-        if seeds is not None:
-            deal = np.asarray(seeds)
-            if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
-                raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
-            deal = deal.astype(np.uint64)
+        deal = self._deal_seeds(seeds)
         self._O.batch_reset_nb(numba.get_num_threads(), self.state, deal, self.params, self._counts, self._cards,
                                self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                                self.legal_ids)
@@ -241,17 +237,7 @@ class OmgVectorGame(VectorGame):
         return self._sampled
 
     def step(self, actions, check: bool = True):
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        if a.dtype != np.int64:
-            self._actions[:] = a
-            a = self._actions
-        if check:
-            bad = self._O.first_illegal_nb(self.action_mask, a)
-            if bad >= 0:
-                legal = np.flatnonzero(self.action_mask[bad])
-                raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+        a = self._checked_actions(actions, check, self._O.first_illegal_nb)
         self._O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                               self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
 
 from shedders import omg_state
 from shedders.engine import omg as O
-from shedders.envs.palace_env import OrderEnforcing, _as_int
+from shedders.envs.palace_env import OrderEnforcing, ShedEnv, _as_int, layout_slices, layout_table
 from shedders.omg_deck import COLORS, GODS
 from shedders.rules import OmgRules, make_rules
 from shedders.vector import game_seeds
@@ -45,24 +44,14 @@ def layout_array(num_types: int) -> np.ndarray:
 
 
 def observation_table(num_players: int, num_types: int = 96) -> str:
-    rows = ["| index | name | size | meaning |", "|---|---|---|---|"]
-    o = 0
-    for name, size, meaning in O.observation_layout(num_players, num_types):
-        span = f"{o}" if size == 1 else f"{o}-{o + size - 1}"
-        rows.append(f"| {span} | `{name}` | {size} | {meaning} |")
-        o += size
-    return "\n".join(rows)
+    return layout_table(O.observation_layout(num_players, num_types))
 
 
 def observation_slices(num_players: int, num_types: int = 96) -> dict[str, slice]:
-    out, o = {}, 0
-    for name, size, _ in O.observation_layout(num_players, num_types):
-        out[name] = slice(o, o + size)
-        o += size
-    return out
+    return layout_slices(O.observation_layout(num_players, num_types))
 
 
-class OmgEnv(AECEnv):
+class OmgEnv(ShedEnv):
     """OMG as a PettingZoo AEC environment (see ``shedders.envs.omg_v0`` for the docs)."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0", "is_parallelizable": False}
@@ -82,7 +71,7 @@ class OmgEnv(AECEnv):
         self._counts = np.asarray(deck.count, np.int64)
         self._lay = layout_array(deck.num_types)
         self._names = action_names(rules)
-        self._ids_by_name = {name: i for i, name in enumerate(self._names)}
+        self._action_ids = {name: i for i, name in enumerate(self._names)}
         self.num_actions = len(self._names)
         self._state = O.alloc_state(1, n, deck.num_types, deck.num_cards)
         self._mask = np.zeros(self.num_actions, np.int8)
@@ -99,21 +88,12 @@ class OmgEnv(AECEnv):
         self.last_loser = None
         self.agents = []
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
     @property
     def action_names(self) -> tuple[str, ...]:
         return self._names
 
-    def action_id(self, name: str) -> int:
-        try:
-            return self._ids_by_name[name]
-        except KeyError:
-            raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
+    def _over(self) -> bool:
+        return self._state.phase[0] == O.PH_OVER
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
@@ -174,39 +154,13 @@ class OmgEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self):
-        pass
-
     # shedders extras --------------------------------------------------------------------------------------------
     def state_dict(self) -> dict:
         return omg_state.to_dict(self._state, 0, self.rules)
 
-    def legal_actions(self) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self._mask)] if self._state.phase[0] != O.PH_OVER else []
-
-    def legal_action_names(self) -> list[str]:
-        return [self._names[a] for a in self.legal_actions()]
-
     def placing(self) -> list[int]:
         w = int(self._state.winner[0])
         return [w] if w >= 0 else []
-
-    def _illegal_message(self, action) -> str:
-        try:
-            name = self._names[int(action)]
-        except (TypeError, ValueError, IndexError, OverflowError):
-            name = "not an action id"
-        return (f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
-                f"legal: {', '.join(self.legal_action_names())}")
 
     def render_text(self, seat: int | None = None) -> str:
         from shedders.render import render_omg

@@ -52,27 +52,84 @@ ACTION_NAMES = action_names()
 ACTION_IDS = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 
-def observation_table(num_players: int) -> str:
-    """The observation layout as a Markdown table (generated, for the docs)."""
+def layout_table(layout) -> str:
+    """An observation layout [(name, size, meaning)] as a Markdown table (generated, for the docs)."""
     rows = ["| index | name | size | meaning |", "|---|---|---|---|"]
     o = 0
-    for name, size, meaning in K.observation_layout(num_players):
+    for name, size, meaning in layout:
         span = f"{o}" if size == 1 else f"{o}-{o + size - 1}"
         rows.append(f"| {span} | `{name}` | {size} | {meaning} |")
         o += size
     return "\n".join(rows)
 
 
-def observation_slices(num_players: int) -> dict[str, slice]:
-    """Name -> slice of the observation vector."""
+def layout_slices(layout) -> dict[str, slice]:
+    """Name -> slice of the observation vector, for an observation layout [(name, size, meaning)]."""
     out, o = {}, 0
-    for name, size, _ in K.observation_layout(num_players):
+    for name, size, _ in layout:
         out[name] = slice(o, o + size)
         o += size
     return out
 
 
-class PalaceEnv(AECEnv):
+def observation_table(num_players: int) -> str:
+    """The palace observation layout as a Markdown table."""
+    return layout_table(K.observation_layout(num_players))
+
+
+def observation_slices(num_players: int) -> dict[str, slice]:
+    """Name -> slice of the palace observation vector."""
+    return layout_slices(K.observation_layout(num_players))
+
+
+class ShedEnv(AECEnv):
+    """What every shedders AEC env shares: spaces by agent, action names and ids, legal actions, the illegal-action
+    message and rendering. Subclasses set ``_state``, ``_mask``, ``_action_ids`` and implement ``render_text``,
+    ``_over()`` and ``state_dict``."""
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def action_id(self, name: str) -> int:
+        try:
+            return self._action_ids[name]
+        except KeyError:
+            raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
+
+    def legal_actions(self) -> list[int]:
+        return [] if self._over() else [int(a) for a in np.flatnonzero(self._mask)]
+
+    def legal_action_names(self) -> list[str]:
+        names = self.action_names
+        return [names[a] for a in self.legal_actions()]
+
+    def _illegal_message(self, action) -> str:
+        try:
+            name = self.action_names[int(action)]
+        except (TypeError, ValueError, IndexError, OverflowError):
+            name = "not an action id"
+        return (
+            f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
+            f"legal: {', '.join(self.legal_action_names())}"
+        )
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+
+class PalaceEnv(ShedEnv):
     """Shithead / Palace as a PettingZoo AEC environment (see the ruleset modules for the docs)."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0", "is_parallelizable": False}
@@ -92,6 +149,7 @@ class PalaceEnv(AECEnv):
         self._mask = np.zeros(K.N_ACTIONS, np.int8)
         self._zero_mask = np.zeros(K.N_ACTIONS, np.int8)
         self._ids = np.zeros(K.N_ACTIONS, np.int16)  # legal ids, in the mask kernel's order
+        self._action_ids = ACTION_IDS
         self._obs_size = K.observation_size(n)
         obs_space = spaces.Dict(
             {
@@ -108,21 +166,12 @@ class PalaceEnv(AECEnv):
     # ----------------------------------------------------------------------------------------------------------
     # PettingZoo API
     # ----------------------------------------------------------------------------------------------------------
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
     @property
     def action_names(self) -> tuple[str, ...]:
         return ACTION_NAMES
 
-    def action_id(self, name: str) -> int:
-        try:
-            return ACTION_IDS[name]
-        except KeyError:
-            raise ValueError(f"unknown action name {name!r}; see env.unwrapped.action_names") from None
+    def _over(self) -> bool:
+        return self._state.phase[0] == K.PH_OVER
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
@@ -203,30 +252,12 @@ class PalaceEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.render_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self):
-        pass
-
     # ----------------------------------------------------------------------------------------------------------
     # shedders extras
     # ----------------------------------------------------------------------------------------------------------
     def state_dict(self) -> dict:
         """The whole state as a scenario dict (CONTRACT.md); reset(options={"scenario": it}) continues the game."""
         return palace_state.to_dict(self._state, 0, self.rules)
-
-    def legal_actions(self) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self._mask)] if self._state.phase[0] != K.PH_OVER else []
-
-    def legal_action_names(self) -> list[str]:
-        return [ACTION_NAMES[a] for a in self.legal_actions()]
 
     def placing(self) -> list[int]:
         s = self._state
@@ -236,16 +267,6 @@ class PalaceEnv(AECEnv):
         s = self._state
         left = [i for i in range(self.rules.num_players) if not s.finished[0, i]]
         return left[0] if len(left) == 1 else None
-
-    def _illegal_message(self, action) -> str:
-        try:
-            name = ACTION_NAMES[int(action)]
-        except (TypeError, ValueError, IndexError, OverflowError):
-            name = "not an action id"
-        return (
-            f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
-            f"legal: {', '.join(self.legal_action_names())}"
-        )
 
     def render_text(self, seat: int | None = None) -> str:
         """The table as seat ``seat`` (default: the player deciding now) sees it."""

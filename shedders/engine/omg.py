@@ -106,7 +106,9 @@ def alloc_state(b: int, n: int, num_types: int, num_cards: int) -> OmgState:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Random stream (splitmix64 per game, as the palace engine)
+# Random stream (splitmix64 per game, as the palace engine). Repeated here rather than imported: numba's disk cache
+# checks only the source file of the function it caches, so a kernel calling into palace.py could load stale code
+# after palace.py changed.
 # ----------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def splitmix64_nb(x):
@@ -133,6 +135,16 @@ def next_game_seed_nb(s, g):
 # Cards moving
 # ----------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def shuffle_deck_nb(s, g, k):
+    """Fisher-Yates over deck[g, :k], from the game's own stream."""
+    for i in range(k - 1, 0, -1):
+        j = rand_below_nb(s, g, i + 1)
+        tmp = s.deck[g, i]
+        s.deck[g, i] = s.deck[g, j]
+        s.deck[g, j] = tmp
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def rebuild_nb(s, g):
     """seed 001: "keep the last played card on the table and shuffle the rest of the cards to form a new deck"."""
     k = np.int64(s.pile_len[g]) - 1
@@ -141,11 +153,7 @@ def rebuild_nb(s, g):
     top = s.pile[g, k]
     for i in range(k):
         s.deck[g, i] = s.pile[g, i]
-    for i in range(k - 1, 0, -1):
-        j = rand_below_nb(s, g, i + 1)
-        tmp = s.deck[g, i]
-        s.deck[g, i] = s.deck[g, j]
-        s.deck[g, j] = tmp
+    shuffle_deck_nb(s, g, k)
     s.deck_len[g] = k
     s.pile[g, 0] = top
     s.pile_len[g] = 1
@@ -227,11 +235,7 @@ def deal_nb(s, g, seed, params, counts):
         for _ in range(counts[t]):
             s.deck[g, k] = t
             k += 1
-    for i in range(k - 1, 0, -1):
-        j = rand_below_nb(s, g, i + 1)
-        tmp = s.deck[g, i]
-        s.deck[g, i] = s.deck[g, j]
-        s.deck[g, j] = tmp
+    shuffle_deck_nb(s, g, k)
     s.deck_len[g] = k
     s.pile_len[g] = 0
     s.hand[g] = 0

@@ -4,8 +4,9 @@
     agent = agents.make("greedy", ruleset="core", num_players=4, seed=0)
 
 Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fatality), ``search`` and ``oracle``
-(these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``). PPO and the omg agents arrive with
-their issues. ``make_spec("search:budget=64")`` builds an agent from a command-line spec.
+(these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``), and ``ppo`` (a checkpoint of
+``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset). For omg: ``random``,
+``greedy`` and ``ppo``. ``make_spec("search:budget=64")`` builds an agent from a command-line spec.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
 
 from agents.omg_greedy import OmgGreedyAgent
+from agents.ppo import PPOAgent
 
-OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent}
+OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "ppo": PPOAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
-            "oracle": OracleAgent}
+            "oracle": OracleAgent, "ppo": PPOAgent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
            "as_aec_policy", "check_batch", "make", "make_spec", "parse_agent"]

@@ -1,0 +1,116 @@
+"""``ppo``: a policy trained by ``experiments.train_ppo``, as an agent.
+
+    agent = agents.ppo.load("runs/ppo-core-4p-seed0/checkpoint.pt")
+    agent = agents.make("ppo", ruleset="core", num_players=4)                 # the committed checkpoint
+    agent = agents.make("ppo", ruleset="core", checkpoint="path/to/checkpoint.pt")
+
+The network is a two-layer MLP over the observation (int8, as the env gives it) with a policy head over every
+action id and a value head. Illegal actions are masked out of the logits. By default the agent plays the most
+likely legal action; ``sample=True`` samples from the masked policy with the agent's own generator.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent, check_batch
+
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is in the install extras
+        raise ImportError("the ppo agent needs torch: pip install 'shedders[agents]' (torch==2.13.0)") from None
+    return torch
+
+
+def masked_logits(logits, mask):
+    """Logits with every illegal action at a very low value (so it is never sampled and has ~0 probability)."""
+    torch = _torch()
+    return torch.where(mask.bool(), logits, torch.full_like(logits, -1e9))
+
+
+def _policy_class():
+    torch = _torch()
+    nn = torch.nn
+
+    class Policy(nn.Module):
+        """Observation -> (logits over every action id, value)."""
+
+        def __init__(self, obs_size: int, num_actions: int, hidden: int = 256):
+            super().__init__()
+            self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
+            self.body = nn.Sequential(nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+            self.pi = nn.Linear(hidden, num_actions)
+            self.v = nn.Linear(hidden, 1)
+            for layer in (*self.body[::2], self.pi, self.v):
+                nn.init.orthogonal_(layer.weight, 0.01 if layer is self.pi else (1.0 if layer is self.v else 2**0.5))
+                nn.init.zeros_(layer.bias)
+
+        def forward(self, x):
+            h = self.body(x)
+            return self.pi(h), self.v(h).squeeze(-1)
+
+    return Policy
+
+
+def __getattr__(name):  # ``from agents.ppo import Policy`` builds the class on first use (torch imported lazily)
+    if name == "Policy":
+        cls = _policy_class()
+        globals()["Policy"] = cls
+        return cls
+    raise AttributeError(name)
+
+
+class PPOAgent(Agent):
+    name = "ppo"
+
+    def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
+                 checkpoint: str | None = None, sample: bool = False, device: str = "cpu", **options):
+        super().__init__(ruleset, num_players, seed, **options)
+        torch = _torch()
+        path = Path(checkpoint) if checkpoint else CHECKPOINTS / f"{ruleset}-{num_players}p.pt"
+        if not path.exists():
+            raise ValueError(f"no ppo checkpoint at {path}; train one with python -m experiments.train_ppo "
+                             f"--ruleset {ruleset} --players {num_players}, or pass ppo:checkpoint=PATH")
+        ck = torch.load(path, map_location=device, weights_only=True)
+        cfg = ck["config"]
+        if (cfg["ruleset"], cfg["players"]) != (ruleset, num_players):
+            raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not "
+                             f"{ruleset} at {num_players}")
+        self.model = _policy_class()(ck["obs_size"], ck["num_actions"], cfg["hidden"]).to(device)
+        self.model.load_state_dict(ck["model"])
+        self.model.eval()
+        self.device = device
+        self.sample = bool(sample)
+        self.path = str(path)
+        self.counters = dict(ck["counters"])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        torch = _torch()
+        obs, mask = check_batch(observation, action_mask)
+        with torch.no_grad():
+            logits, _ = self.model(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float())
+            logits = masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
+            if not self.sample:
+                return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
+            p = torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
+        p /= p.sum(axis=1, keepdims=True)
+        u = self.rng.random((len(p), 1))
+        out = (p.cumsum(axis=1) < u).sum(axis=1)
+        out = np.minimum(out, p.shape[1] - 1)
+        bad = mask[np.arange(len(out)), out] == 0  # a rounding edge: fall back to the most likely legal action
+        if bad.any():
+            out[bad] = logits[torch.from_numpy(np.flatnonzero(bad))].argmax(dim=1).cpu().numpy()
+        return out.astype(np.int64)
+
+
+def load(path: str, sample: bool = False, seed: int | None = None, device: str = "cpu") -> PPOAgent:
+    """The agent of a checkpoint written by ``experiments.train_ppo`` (ruleset and players read from it)."""
+    torch = _torch()
+    cfg = torch.load(path, map_location="cpu", weights_only=True)["config"]
+    return PPOAgent(cfg["ruleset"], cfg["players"], seed=seed, checkpoint=path, sample=sample, device=device)

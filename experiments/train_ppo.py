@@ -1,0 +1,513 @@
+"""PPO self-play with action masking on the batched engine, in one file (CleanRL style).
+
+    python -m experiments.train_ppo --ruleset core --total-steps 20000000
+    python -m experiments.train_ppo --ruleset core --name core-ppo --resume      # continue a killed run
+    tensorboard --logdir runs                                                     # watch it
+
+One network plays every seat it controls. Each game (a row of ``VectorGame``) draws its table when it is dealt:
+with probability ``self_play`` every seat is the current network (all seats learn); otherwise the network holds
+one random seat against an opponent drawn from the pool: a past snapshot of itself or one of the heuristic agents
+(``--pool greedy,expert``). Invalid actions are masked out of the logits both when acting and in the update.
+
+A seat's trajectory is its own decisions; the reward of every step is added to the seat's last decision, and a
+trajectory ends with its game. Advantages by GAE per (game, seat); open trajectories are bootstrapped from the
+value of the seat's current observation.
+
+Writes ``runs/<name>/``: ``progress.csv`` (one row per update), TensorBoard events (when ``tensorboard`` is
+installed), ``learning_curve.png``, ``checkpoint.pt`` (atomic: a temp file, then a rename; loaded with
+``torch.load(weights_only=True)``) and ``eval/`` (tournaments against ``greedy`` and ``expert``). A checkpoint is an
+agent: ``agents.ppo.load(path)``, ``agents.make("ppo", ruleset, checkpoint=path)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+import agents as agents_pkg
+import shedders
+from agents.ppo import Policy, masked_logits
+
+
+@dataclass
+class Config:
+    """Every field is a command-line flag (``--num-envs 512``); defaults suit a 4-player palace ruleset on CPU."""
+
+    ruleset: str = "core"  # any ruleset (omg too)
+    players: int = 4
+    num_envs: int = 512  # games stepped together
+    num_steps: int = 64  # engine steps per game per rollout
+    total_steps: int = 2_000_000  # engine steps in all (every seat's decisions count)
+    lr: float = 3e-4
+    gamma: float = 0.995  # rewards come at the end of long games
+    gae_lambda: float = 0.95
+    update_epochs: int = 3
+    num_minibatches: int = 4
+    clip_coef: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: int = 256  # width of the two hidden layers
+    self_play: float = 0.5  # share of games where the network holds every seat
+    pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristic opponents
+    snapshot_every: int = 20  # updates between snapshots of the network into the pool
+    pool_snapshots: int = 5  # most recent snapshots kept
+    eval_every: int = 50  # updates between evaluation tournaments (0: only at the end)
+    eval_deals: int = 32  # deals per evaluation tournament (each in every seat rotation)
+    checkpoint_every: int = 10  # updates between checkpoints
+    seed: int = 0
+    device: str = "cpu"  # "cuda" where a GPU exists
+    threads: int = 0  # torch threads (0: torch's default)
+    out: str = "runs"
+    name: str | None = None
+    ply_cap: int = 5000
+
+    def run_name(self) -> str:
+        return self.name or f"ppo-{self.ruleset}-{self.players}p-seed{self.seed}"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Checkpoints
+# ----------------------------------------------------------------------------------------------------------------
+def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, pool_states: list, np_rng) -> None:
+    """Everything to continue the run, written atomically (temp file, then rename)."""
+    state = {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "config": asdict(cfg),
+        "counters": dict(counters),
+        "pool": pool_states,
+        "obs_size": model.obs_size,
+        "num_actions": model.num_actions,
+        "rng": {"torch": torch.get_rng_state(), "numpy": json.dumps(np_rng.bit_generator.state),
+                "python": json.dumps(random.getstate())},
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path) -> dict:
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Training
+# ----------------------------------------------------------------------------------------------------------------
+class Opponents:
+    """Who holds the seats of each game: -1 the learner, k >= 0 member k of the pool (heuristics, then snapshots)."""
+
+    def __init__(self, cfg: Config, rng: np.random.Generator, num_envs: int):
+        self.cfg = cfg
+        self.rng = rng
+        self.heuristics = [agents_pkg.make_spec(spec, cfg.ruleset, cfg.players, seed=cfg.seed + i)
+                           for i, spec in enumerate(cfg.pool)]
+        self.snapshots: list[Policy] = []
+        self.controller = np.full((num_envs, cfg.players), -1, np.int64)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.cfg.pool) + [f"snapshot-{i}" for i in range(len(self.snapshots))]
+
+    def deal(self, rows: np.ndarray) -> None:
+        """Draw the table of each game in ``rows`` (games that were just dealt)."""
+        n = self.cfg.players
+        members = len(self.cfg.pool) + len(self.snapshots)
+        for g in rows:
+            self.controller[g] = -1
+            if members == 0 or self.rng.random() < self.cfg.self_play:
+                continue
+            k = int(self.rng.integers(members))
+            seat = int(self.rng.integers(n))
+            self.controller[g] = k
+            self.controller[g, seat] = -1
+
+    def act(self, k: int, obs: np.ndarray, mask: np.ndarray, device) -> np.ndarray:
+        if k < len(self.heuristics):
+            return self.heuristics[k].act(obs, mask)
+        net = self.snapshots[k - len(self.heuristics)]
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(obs).to(device).float())
+            return masked_logits(logits, torch.from_numpy(mask).to(device)).argmax(dim=1).cpu().numpy()
+
+
+def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
+    from tqdm import tqdm
+
+    if cfg.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda asked for, but torch sees no GPU; use --device cpu")
+    if cfg.num_envs < 1 or cfg.num_steps < 1 or cfg.total_steps < 1:
+        raise ValueError("num_envs, num_steps and total_steps must be positive")
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    run_dir = Path(cfg.out) / cfg.run_name()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt_path = run_dir / "checkpoint.pt"
+    device = torch.device(cfg.device)
+    vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap)
+    model = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
+    np_rng = np.random.default_rng(cfg.seed)
+    counters = {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}
+    pool_states: list = []
+    if resume and ckpt_path.exists():
+        ck = load_checkpoint(ckpt_path)
+        saved = Config(**ck["config"])
+        if (saved.ruleset, saved.players, saved.hidden) != (cfg.ruleset, cfg.players, cfg.hidden):
+            raise ValueError(f"{ckpt_path} was trained for {saved.ruleset}, {saved.players} players, hidden "
+                             f"{saved.hidden}; this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}")
+        model.load_state_dict(ck["model"])
+        optimizer.load_state_dict(ck["optimizer"])
+        counters = dict(ck["counters"])
+        pool_states = list(ck["pool"])
+        torch.set_rng_state(ck["rng"]["torch"])
+        np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
+        random.setstate(_tuple(json.loads(ck["rng"]["python"])))
+    else:
+        torch.manual_seed(cfg.seed)
+        random.seed(cfg.seed)
+    (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
+    # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
+    vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],
+                             ply_cap=cfg.ply_cap)
+    vg.reset()
+    opp = Opponents(cfg, np_rng, cfg.num_envs)
+    for st in pool_states:
+        net = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+        net.load_state_dict(st)
+        opp.snapshots.append(net)
+    opp.deal(np.arange(cfg.num_envs))
+    writer = _writer(run_dir)
+    csv_path = run_dir / "progress.csv"
+    b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
+    steps_per_update = b * t_len
+    num_updates = math.ceil(cfg.total_steps / steps_per_update)
+    bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
+               disable=not progress)
+    # rollout buffers: one slot per (time, game); valid where the learner decided
+    obs_buf = torch.zeros((t_len, b, vg.observation_size), dtype=torch.int8)
+    mask_buf = torch.zeros((t_len, b, vg.num_actions), dtype=torch.bool)
+    act_buf = torch.zeros((t_len, b), dtype=torch.long)
+    logp_buf = torch.zeros((t_len, b))
+    val_buf = torch.zeros((t_len, b))
+    rew_buf = np.zeros((t_len, b), np.float32)
+    done_buf = np.zeros((t_len, b), np.bool_)
+    valid = np.zeros((t_len, b), np.bool_)
+    seat_buf = np.zeros((t_len, b), np.int64)
+    last = {}
+    while counters["update"] < num_updates:
+        t0 = time.perf_counter()
+        timing = {"engine": 0.0, "forward": 0.0, "opponents": 0.0, "update": 0.0}
+        valid[:] = False
+        rew_buf[:] = 0
+        done_buf[:] = False
+        last_t = np.full((b, n), -1, np.int64)  # the last decision of each (game, seat) in this rollout
+        results = {name: [] for name in opp.names}
+        rows = np.arange(b)
+        for t in range(t_len):
+            cur = vg.current_player.astype(np.int64)
+            ctrl = opp.controller[rows, cur]
+            actions = np.zeros(b, np.int64)
+            mine = np.flatnonzero(ctrl < 0)
+            tf = time.perf_counter()
+            if len(mine):
+                obs_t = torch.from_numpy(vg.observation[mine])
+                mask_t = torch.from_numpy(vg.action_mask[mine]).bool()
+                with torch.no_grad():
+                    logits, value = model(obs_t.to(device).float())
+                    dist = torch.distributions.Categorical(logits=masked_logits(logits, mask_t.to(device)))
+                    a = dist.sample()
+                actions[mine] = a.cpu().numpy()
+                obs_buf[t, mine] = obs_t
+                mask_buf[t, mine] = mask_t
+                act_buf[t, mine] = a.cpu()
+                logp_buf[t, mine] = dist.log_prob(a).cpu()
+                val_buf[t, mine] = value.cpu()
+                valid[t, mine] = True
+                seat_buf[t, mine] = cur[mine]
+                last_t[mine, cur[mine]] = t
+            timing["forward"] += time.perf_counter() - tf
+            to = time.perf_counter()
+            for k in np.unique(ctrl[ctrl >= 0]):
+                sel = np.flatnonzero(ctrl == k)
+                actions[sel] = opp.act(int(k), vg.observation[sel], vg.action_mask[sel], device)
+            timing["opponents"] += time.perf_counter() - to
+            te = time.perf_counter()
+            vg.step(actions)
+            timing["engine"] += time.perf_counter() - te
+            # rewards go to each learner seat's last decision; a finished game closes every trajectory in it
+            r = vg.rewards
+            for s in range(n):
+                idx = np.flatnonzero((last_t[:, s] >= 0) & (r[:, s] != 0))
+                rew_buf[last_t[idx, s], idx] += r[idx, s]
+            ended = np.flatnonzero(vg.terminated | vg.truncated)
+            if len(ended):
+                for s in range(n):
+                    idx = ended[last_t[ended, s] >= 0]
+                    done_buf[last_t[idx, s], idx] = True
+                    last_t[ended, s] = -1
+                for g in ended:
+                    k = opp.controller[g][opp.controller[g] >= 0]
+                    if len(k):  # the learner's result against pool member k: its seat's reward
+                        seat = int(np.flatnonzero(opp.controller[g] < 0)[0])
+                        results[opp.names[int(k[0])]].append(float(r[g, seat]))
+                counters["episodes"] += len(ended)
+                opp.deal(ended)
+        # bootstrap open trajectories from each seat's current view
+        tf = time.perf_counter()
+        boot = np.zeros((b, n), np.float32)
+        with torch.no_grad():
+            for s in range(n):
+                open_rows = np.flatnonzero(last_t[:, s] >= 0)
+                if len(open_rows):
+                    view = vg.observe(np.full(b, s))[open_rows]
+                    boot[open_rows, s] = model(torch.from_numpy(view).to(device).float())[1].cpu().numpy()
+        timing["forward"] += time.perf_counter() - tf
+        adv = np.zeros((t_len, b), np.float32)
+        next_value = boot.copy()
+        next_adv = np.zeros((b, n), np.float32)
+        values = val_buf.numpy()
+        for t in range(t_len - 1, -1, -1):
+            g = np.flatnonzero(valid[t])
+            s = seat_buf[t, g]
+            nonterminal = 1.0 - done_buf[t, g]
+            delta = rew_buf[t, g] + cfg.gamma * next_value[g, s] * nonterminal - values[t, g]
+            a_ = delta + cfg.gamma * cfg.gae_lambda * nonterminal * next_adv[g, s]
+            adv[t, g] = a_
+            next_value[g, s] = values[t, g]
+            next_adv[g, s] = a_
+        flat = torch.from_numpy(valid.reshape(-1))
+        b_obs = obs_buf.reshape(-1, vg.observation_size)[flat]
+        b_mask = mask_buf.reshape(-1, vg.num_actions)[flat]
+        b_act = act_buf.reshape(-1)[flat]
+        b_logp = logp_buf.reshape(-1)[flat]
+        b_val = val_buf.reshape(-1)[flat]
+        b_adv = torch.from_numpy(adv.reshape(-1))[flat]
+        b_ret = b_adv + b_val
+        tu = time.perf_counter()
+        stats = ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng)
+        timing["update"] += time.perf_counter() - tu
+        counters["update"] += 1
+        counters["global_step"] += steps_per_update
+        elapsed = time.perf_counter() - t0
+        counters["seconds"] += elapsed
+        if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
+            snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+            snap.load_state_dict(model.state_dict())
+            opp.snapshots.append(snap)
+            opp.snapshots = opp.snapshots[-cfg.pool_snapshots:]
+            pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
+        row = {"update": counters["update"], "global_step": counters["global_step"],
+               "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),
+               "sps": steps_per_update / elapsed, **stats,
+               **{f"share_{k}": v / elapsed for k, v in timing.items()}}
+        for name, vals in results.items():
+            if vals:
+                row[f"reward_vs_{name}"] = float(np.mean(vals))
+                row[f"win_vs_{name}"] = float(np.mean(np.asarray(vals) > 0))
+        _log(csv_path, row, writer)
+        last = row
+        bar.update(1)
+        bar.set_postfix(sps=f"{row['sps']:,.0f}", kl=f"{stats['approx_kl']:.3f}")
+        final = counters["update"] == num_updates
+        if final or counters["update"] % cfg.checkpoint_every == 0:
+            save_checkpoint(ckpt_path, model, optimizer, cfg, counters, pool_states, np_rng)
+        if cfg.eval_deals and (final or (cfg.eval_every and counters["update"] % cfg.eval_every == 0)):
+            save_checkpoint(ckpt_path, model, optimizer, cfg, counters, pool_states, np_rng)
+            ev = evaluate(cfg, ckpt_path, run_dir, counters["update"])
+            _log(run_dir / "eval.csv", {"update": counters["update"], "global_step": counters["global_step"], **ev},
+                 writer, prefix="eval/")
+    bar.close()
+    if writer is not None:
+        writer.close()
+    plot_curve(run_dir)
+    return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng) -> dict:
+    """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits."""
+    n = len(b_act)
+    out = {"loss": 0.0, "pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0,
+           "explained_variance": float("nan")}
+    if n < 2:
+        return out
+    mb = max(1, n // cfg.num_minibatches)
+    clipfracs = []
+    for _ in range(cfg.update_epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, mb):
+            idx = torch.from_numpy(order[start:start + mb])
+            obs = b_obs[idx].to(device).float()
+            logits, value = model(obs)
+            dist = torch.distributions.Categorical(logits=masked_logits(logits, b_mask[idx].to(device)))
+            logp = dist.log_prob(b_act[idx].to(device))
+            ratio = (logp - b_logp[idx].to(device)).exp()
+            adv = b_adv[idx].to(device)
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = 0.5 * ((value - b_ret[idx].to(device)) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                log_ratio = logp - b_logp[idx].to(device)
+                out["approx_kl"] = float(((ratio - 1) - log_ratio).mean())
+                clipfracs.append(float(((ratio - 1).abs() > cfg.clip_coef).float().mean()))
+            out.update(loss=loss.item(), pg_loss=pg_loss.item(), v_loss=v_loss.item(), entropy=entropy.item())
+    y, v = b_ret.numpy(), b_val.numpy()
+    var = np.var(y)
+    out["clipfrac"] = float(np.mean(clipfracs))
+    out["explained_variance"] = float(1 - np.var(y - v) / var) if var > 0 else float("nan")
+    return out
+
+
+def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
+    """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
+    from experiments import tournament as T
+
+    field = [a for a in ("greedy", "expert") if _has(a, cfg.ruleset)]
+    tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
+                  games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"), name=f"update-{update:06d}",
+                  ply_cap=cfg.ply_cap)
+    s = T.run(tc, progress=False)
+    out = {}
+    for row in s["agents"]:
+        label = "ppo" if row["agent"].startswith("ppo") else row["agent"]
+        out[f"{label}_reward"] = row["mean_reward"]
+        out[f"{label}_win"] = row["win_rate"]
+        out[f"{label}_mu"] = row["mu"]
+    return out
+
+
+def _has(name: str, ruleset: str) -> bool:
+    return name in (agents_pkg.OMG_AGENTS if ruleset == "omg" else agents_pkg.REGISTRY)
+
+
+def _tuple(x):
+    return tuple(_tuple(v) for v in x) if isinstance(x, list) else x
+
+
+def _writer(run_dir: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # tensorboard not installed: CSV only
+        return None
+    return SummaryWriter(str(run_dir))
+
+
+def _log(path: Path, row: dict, writer, prefix: str = "train/") -> None:
+    new = not path.exists()
+    fields = list(row)
+    if not new:
+        with open(path) as f:
+            header = f.readline().strip().split(",")
+        fields = header + [k for k in row if k not in header]
+        if fields != header:  # a new column (a new pool member): rewrite with the wider header
+            rows = list(csv.DictReader(open(path)))
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=fields)
+                w.writeheader()
+                w.writerows(rows)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+    if writer is not None:
+        step = row.get("global_step", 0)
+        for k, v in row.items():
+            if isinstance(v, (int, float)) and math.isfinite(v) and k not in ("update", "global_step"):
+                writer.add_scalar(prefix + k, v, step)
+
+
+def plot_curve(run_dir: Path) -> None:
+    """learning_curve.png: rewards against each opponent, and evaluation rewards, by engine steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = run_dir / "progress.csv"
+    if not path.exists():
+        return
+    rows = list(csv.DictReader(open(path)))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    x = [float(r["global_step"]) for r in rows]
+    for key in rows[-1]:
+        if key.startswith("reward_vs_"):
+            pts = [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key) not in (None, "")]
+            if pts:
+                axes[0].plot(*zip(*pts), label=key[len("reward_vs_"):], lw=1)
+    axes[0].set_xlabel("engine steps")
+    axes[0].set_ylabel("learner reward per game (training)")
+    if axes[0].get_lines():
+        axes[0].legend(fontsize=7)
+    ev = run_dir / "eval.csv"
+    if ev.exists():
+        erows = list(csv.DictReader(open(ev)))
+        ex = [float(r["global_step"]) for r in erows]
+        for key in erows[-1]:
+            if key.endswith("_reward"):
+                axes[1].plot(ex, [float(r[key]) for r in erows], marker="o", label=key[: -len("_reward")])
+        axes[1].set_xlabel("engine steps")
+        axes[1].set_ylabel("mean reward in evaluation tournaments")
+        axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(run_dir / "learning_curve.png", dpi=110)
+    plt.close(fig)
+
+
+def parse_args(argv=None) -> tuple[Config, bool, bool]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for f in dataclasses.fields(Config):
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        if isinstance(default, list):
+            ap.add_argument(flag, default=",".join(default), help=f"comma separated (default {','.join(default)})")
+        elif f.name == "name":
+            ap.add_argument(flag, default=None)
+        else:
+            ap.add_argument(flag, type=type(default), default=default, help=f"default {default}")
+    ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Config)}
+    values["pool"] = [p.strip() for p in values["pool"].split(",") if p.strip()]
+    return Config(**values), args.resume, args.quiet
+
+
+def main(argv=None) -> dict:
+    cfg, resume, quiet = parse_args(argv)
+    try:
+        shedders.make_rules(cfg.ruleset, cfg.players)
+        for spec in cfg.pool:
+            name = agents_pkg.parse_agent(spec)[0]
+            if not _has(name, cfg.ruleset):
+                raise ValueError(f"unknown pool agent {name!r} for {cfg.ruleset}")
+        out = train(cfg, resume=resume, progress=not quiet)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    print(json.dumps(out["last"], indent=1, default=float))
+    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv, learning_curve.png)")
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""PPO: a tiny training run gives finite losses and an exact checkpoint round trip, --resume continues from the same
+counters, and masking means no illegal action is ever sampled."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import agents  # noqa: E402
+import shedders  # noqa: E402
+from agents.ppo import Policy, load, masked_logits  # noqa: E402
+from experiments import train_ppo as P  # noqa: E402
+
+TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden", "32", "--eval-every", "0", "--eval-deals", "2",
+        "--snapshot-every", "1", "--checkpoint-every", "1", "--quiet"]
+
+
+def run(tmp_path, *extra):
+    return P.main([*TINY, "--out", str(tmp_path), "--name", "tiny", *extra])
+
+
+def test_a_tiny_training_run_is_finite_and_its_checkpoint_round_trips(tmp_path):
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "384")
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert len(rows) == 3 and out["counters"]["update"] == 3 and out["counters"]["global_step"] == 384
+    for r in rows:
+        for k in ("loss", "pg_loss", "v_loss", "entropy", "approx_kl", "sps"):
+            assert np.isfinite(float(r[k])), k
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    model = Policy(ck["obs_size"], ck["num_actions"], 32)
+    model.load_state_dict(ck["model"])
+    for k, v in model.state_dict().items():
+        assert torch.equal(v, ck["model"][k])
+    assert ck["counters"]["update"] == 3 and len(ck["pool"]) == 3 and set(ck["rng"]) == {"torch", "numpy", "python"}
+    assert (tmp_path / "tiny" / "learning_curve.png").exists()
+    assert (tmp_path / "tiny" / "eval.csv").exists()  # the final evaluation tournament against greedy and expert
+    # the checkpoint is an agent: in the batched interface, a tournament spec and the AEC env
+    agent = load(str(tmp_path / "tiny" / "checkpoint.pt"))
+    env = shedders.env("core", 4)
+    env.reset(seed=3)
+    policy = agents.as_aec_policy(agent)
+    for name in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else policy(env, name))
+    made = agents.make_spec(f"ppo:checkpoint={tmp_path / 'tiny' / 'checkpoint.pt'}", "core", 4)
+    assert made.counters == ck["counters"]
+
+
+def test_resume_continues_from_the_same_counters(tmp_path):
+    run(tmp_path, "--ruleset", "fatality", "--total-steps", "256")
+    ck1 = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    out = run(tmp_path, "--ruleset", "fatality", "--total-steps", "512", "--resume")
+    assert ck1["counters"]["update"] == 2 and out["counters"]["update"] == 4
+    assert out["counters"]["global_step"] == 512 and out["counters"]["episodes"] >= ck1["counters"]["episodes"]
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+    with pytest.raises(SystemExit):  # a checkpoint for another ruleset is refused
+        run(tmp_path, "--ruleset", "core", "--total-steps", "640", "--resume")
+
+
+def test_omg_trains_too(tmp_path):
+    out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy")
+    assert out["counters"]["update"] == 2
+
+
+def test_masking_never_samples_an_illegal_action():
+    rng = np.random.default_rng(0)
+    model = Policy(40, 50, 16)
+    for layer in model.modules():  # large random weights: the raw logits strongly prefer arbitrary actions
+        if isinstance(layer, torch.nn.Linear):
+            torch.nn.init.normal_(layer.weight, std=3.0)
+    obs = torch.from_numpy(rng.normal(size=(4000, 40)).astype(np.float32))
+    mask = torch.from_numpy(rng.random((4000, 50)) < 0.05)
+    mask[torch.arange(4000), torch.from_numpy(rng.integers(0, 50, 4000))] = True
+    logits, _ = model(obs)
+    for _ in range(5):
+        a = torch.distributions.Categorical(logits=masked_logits(logits, mask)).sample()
+        assert mask[torch.arange(4000), a].all()
+    assert not mask[torch.arange(4000), logits.argmax(dim=1)].all()  # unmasked, illegal actions would be chosen
+
+
+def test_the_ppo_agent_only_chooses_legal_actions(tmp_path):
+    run(tmp_path, "--ruleset", "og", "--total-steps", "128")
+    for sample in (False, True):
+        agent = agents.make("ppo", "og", 4, seed=1, checkpoint=str(tmp_path / "tiny" / "checkpoint.pt"),
+                            sample=sample)
+        vg = shedders.VectorGame("og", 64, 4, seed=2)
+        vg.reset()
+        for _ in range(100):
+            vg.step(agent.act(vg.observation, vg.action_mask))  # step() refuses an illegal action
+
+
+def test_bad_device_and_missing_checkpoint_are_refused(tmp_path):
+    if not torch.cuda.is_available():
+        with pytest.raises(SystemExit):
+            run(tmp_path, "--device", "cuda", "--total-steps", "128")
+    with pytest.raises(ValueError, match="no ppo checkpoint"):
+        agents.make("ppo", "core", 4, checkpoint=str(tmp_path / "nope.pt"))

@@ -30,8 +30,15 @@ def _torch():
 
 def masked_logits(logits, mask):
     """Logits with every illegal action at a very low value (so it is never sampled and has ~0 probability)."""
+    return logits.masked_fill(~mask.bool(), -1e9)
+
+
+def sample_masked(logits, mask):
+    """Sample one legal action per row from the masked policy; returns (actions, their log-probabilities)."""
     torch = _torch()
-    return torch.where(mask.bool(), logits, torch.full_like(logits, -1e9))
+    logp_all = torch.log_softmax(masked_logits(logits, mask), dim=1)
+    a = torch.multinomial(logp_all.exp(), 1).squeeze(1)
+    return a, logp_all.gather(1, a[:, None]).squeeze(1)
 
 
 def _policy_class():

@@ -39,7 +39,7 @@ import torch.nn as nn
 
 import agents as agents_pkg
 import shedders
-from agents.ppo import Policy, masked_logits
+from agents.ppo import Policy, masked_logits, sample_masked
 
 
 @dataclass
@@ -54,13 +54,13 @@ class Config:
     lr: float = 3e-4
     gamma: float = 0.995  # rewards come at the end of long games
     gae_lambda: float = 0.95
-    update_epochs: int = 3
+    update_epochs: int = 2
     num_minibatches: int = 4
     clip_coef: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    hidden: int = 256  # width of the two hidden layers
+    hidden: int = 128  # width of the two hidden layers
     self_play: float = 0.5  # share of games where the network holds every seat
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristic opponents
     snapshot_every: int = 20  # updates between snapshots of the network into the pool
@@ -228,13 +228,12 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 mask_t = torch.from_numpy(vg.action_mask[mine]).bool()
                 with torch.no_grad():
                     logits, value = model(obs_t.to(device).float())
-                    dist = torch.distributions.Categorical(logits=masked_logits(logits, mask_t.to(device)))
-                    a = dist.sample()
+                    a, logp = sample_masked(logits, mask_t.to(device))
                 actions[mine] = a.cpu().numpy()
                 obs_buf[t, mine] = obs_t
                 mask_buf[t, mine] = mask_t
                 act_buf[t, mine] = a.cpu()
-                logp_buf[t, mine] = dist.log_prob(a).cpu()
+                logp_buf[t, mine] = logp.cpu()
                 val_buf[t, mine] = value.cpu()
                 valid[t, mine] = True
                 seat_buf[t, mine] = cur[mine]
@@ -352,14 +351,15 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             idx = torch.from_numpy(order[start:start + mb])
             obs = b_obs[idx].to(device).float()
             logits, value = model(obs)
-            dist = torch.distributions.Categorical(logits=masked_logits(logits, b_mask[idx].to(device)))
-            logp = dist.log_prob(b_act[idx].to(device))
+            legal = b_mask[idx].to(device)
+            logp_all = torch.log_softmax(masked_logits(logits, legal), dim=1)
+            logp = logp_all.gather(1, b_act[idx].to(device)[:, None]).squeeze(1)
             ratio = (logp - b_logp[idx].to(device)).exp()
             adv = b_adv[idx].to(device)
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * ((value - b_ret[idx].to(device)) ** 2).mean()
-            entropy = dist.entropy().mean()
+            entropy = -(logp_all.exp() * logp_all.masked_fill(~legal, 0.0)).sum(dim=1).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import agents  # noqa: E402
 import shedders  # noqa: E402
-from agents.ppo import Policy, load, masked_logits  # noqa: E402
+from agents.ppo import Policy, load, masked_logits, sample_masked  # noqa: E402
 from experiments import train_ppo as P  # noqa: E402
 
 TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden", "32", "--eval-every", "0", "--eval-deals", "2",
@@ -77,9 +77,10 @@ def test_masking_never_samples_an_illegal_action():
     mask = torch.from_numpy(rng.random((4000, 50)) < 0.05)
     mask[torch.arange(4000), torch.from_numpy(rng.integers(0, 50, 4000))] = True
     logits, _ = model(obs)
-    for _ in range(5):
-        a = torch.distributions.Categorical(logits=masked_logits(logits, mask)).sample()
-        assert mask[torch.arange(4000), a].all()
+    for _ in range(5):  # the sampler the training loop uses
+        a, logp = sample_masked(logits, mask)
+        assert mask[torch.arange(4000), a].all() and torch.isfinite(logp).all()
+    assert (masked_logits(logits, mask).softmax(dim=1)[~mask] == 0).all()  # illegal: probability exactly 0
     assert not mask[torch.arange(4000), logits.argmax(dim=1)].all()  # unmasked, illegal actions would be chosen
 
 

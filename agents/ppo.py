@@ -5,8 +5,9 @@
     agent = agents.make("ppo", ruleset="core", checkpoint="path/to/checkpoint.pt")
 
 The network is a two-layer MLP over the observation (int8, as the env gives it) with a policy head over every
-action id and a value head. Illegal actions are masked out of the logits. By default the agent plays the most
-likely legal action; ``sample=True`` samples from the masked policy with the agent's own generator.
+action id and a value head. Illegal actions are masked out of the logits. By default the agent samples from the
+masked policy with its own generator (the policy PPO learned is stochastic, and its most likely action can loop:
+in core, picking the pile up again and again); ``sample=False`` (``ppo:sample=0``) plays the most likely action.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
-                 checkpoint: str | None = None, sample: bool = False, device: str = "cpu", **options):
+                 checkpoint: str | None = None, sample: bool = True, device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
         torch = _torch()
         path = Path(checkpoint) if checkpoint else CHECKPOINTS / f"{ruleset}-{num_players}p.pt"
@@ -116,8 +117,32 @@ class PPOAgent(Agent):
         return out.astype(np.int64)
 
 
-def load(path: str, sample: bool = False, seed: int | None = None, device: str = "cpu") -> PPOAgent:
+def load(path: str, sample: bool = True, seed: int | None = None, device: str = "cpu") -> PPOAgent:
     """The agent of a checkpoint written by ``experiments.train_ppo`` (ruleset and players read from it)."""
     torch = _torch()
     cfg = torch.load(path, map_location="cpu", weights_only=True)["config"]
     return PPOAgent(cfg["ruleset"], cfg["players"], seed=seed, checkpoint=path, sample=sample, device=device)
+
+
+def export(src: str, dst: str) -> Path:
+    """Write the agent part of a training checkpoint (network, config, counters; no optimizer, snapshot pool or
+    random states) to ``dst``, atomically: a few hundred KB, small enough to commit."""
+    import os
+
+    torch = _torch()
+    ck = torch.load(src, map_location="cpu", weights_only=True)
+    slim = {k: ck[k] for k in ("model", "config", "counters", "obs_size", "num_actions")}
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".tmp")
+    torch.save(slim, tmp)
+    os.replace(tmp, dst)
+    return dst
+
+
+if __name__ == "__main__":  # python -m agents.ppo export runs/ppo-core-4p/checkpoint.pt agents/checkpoints/core-4p.pt
+    import sys
+
+    if len(sys.argv) != 4 or sys.argv[1] != "export":
+        sys.exit("usage: python -m agents.ppo export SRC_CHECKPOINT DST")
+    print(f"wrote {export(sys.argv[2], sys.argv[3])}")

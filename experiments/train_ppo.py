@@ -61,6 +61,9 @@ class Config:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int = 128  # width of the two hidden layers
+    # training only: a seat still in when its game reaches the ply cap is charged this much (the env gives 0), so
+    # that stalling (in core, picking the pile up for ever) does not pay better than losing
+    truncation_penalty: float = 1.0
     self_play: float = 0.5  # share of games where the network holds every seat
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristic opponents
     snapshot_every: int = 20  # updates between snapshots of the network into the pool
@@ -253,6 +256,12 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 idx = np.flatnonzero((last_t[:, s] >= 0) & (r[:, s] != 0))
                 rew_buf[last_t[idx, s], idx] += r[idx, s]
             ended = np.flatnonzero(vg.terminated | vg.truncated)
+            if cfg.truncation_penalty:
+                for g in np.flatnonzero(vg.truncated):
+                    out_ = set(int(p) for p in vg.final_placing[g] if p >= 0)
+                    for s in range(n):
+                        if s not in out_ and last_t[g, s] >= 0:
+                            rew_buf[last_t[g, s], g] -= cfg.truncation_penalty
             if len(ended):
                 for s in range(n):
                     idx = ended[last_t[ended, s] >= 0]

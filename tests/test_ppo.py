@@ -101,3 +101,27 @@ def test_bad_device_and_missing_checkpoint_are_refused(tmp_path):
             run(tmp_path, "--device", "cuda", "--total-steps", "128")
     with pytest.raises(ValueError, match="no ppo checkpoint"):
         agents.make("ppo", "core", 4, checkpoint=str(tmp_path / "nope.pt"))
+
+
+def test_an_exported_checkpoint_is_the_same_agent(tmp_path):
+    from agents.ppo import export
+
+    run(tmp_path, "--ruleset", "core", "--total-steps", "128")
+    src = tmp_path / "tiny" / "checkpoint.pt"
+    dst = export(str(src), str(tmp_path / "slim.pt"))
+    assert dst.stat().st_size < src.stat().st_size
+    a, b = load(str(src), sample=False), load(str(dst), sample=False)
+    vg = shedders.VectorGame("core", 32, 4, seed=5)
+    vg.reset()
+    np.testing.assert_array_equal(a.act(vg.observation, vg.action_mask), b.act(vg.observation, vg.action_mask))
+
+
+def test_the_committed_core_checkpoint_is_an_agent():
+    agent = agents.make("ppo", "core", 4, seed=0)  # agents/checkpoints/core-4p.pt
+    assert agent.counters["global_step"] > 1_000_000
+    vg = shedders.VectorGame("core", 128, 4, seed=9)
+    vg.reset()
+    for _ in range(200):
+        vg.step(agent.act(vg.observation, vg.action_mask))
+    with pytest.raises(ValueError, match="no ppo checkpoint"):
+        agents.make("ppo", "og", 4)  # none committed yet

@@ -331,7 +331,7 @@ def plot(summary: dict, path: Path) -> None:
     y = np.arange(len(rows))
     mu = np.array([r["mu"] for r in rows])
     ax.errorbar(mu, y, xerr=1.96 * np.array([r["sigma"] for r in rows]), fmt="o", capsize=4)
-    ax.set_yticks(y, [r["agent"] for r in rows])
+    ax.set_yticks(y, [r["agent"] if len(r["agent"]) <= 32 else r["agent"][:29] + "..." for r in rows])
     ax.set_xlabel("OpenSkill (Plackett-Luce) mu, 95% interval")
     cfg = summary["config"]
     ax.set_title(f"{cfg['ruleset']}, {cfg['players']} players, {summary['games']} games")

@@ -459,12 +459,16 @@ def plot_curve(run_dir: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     x = [float(r["global_step"]) for r in rows]
     for key in rows[-1]:
-        if key.startswith("reward_vs_"):
+        if key.startswith("reward_vs_") and not key.startswith("reward_vs_snapshot"):
             pts = [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key) not in (None, "")]
             if pts:
-                axes[0].plot(*zip(*pts), label=key[len("reward_vs_"):], lw=1)
+                xs, ys = map(np.asarray, zip(*pts))
+                k = max(1, min(20, len(ys) // 5))  # a moving average over k updates
+                axes[0].plot(xs[k - 1:], np.convolve(ys, np.ones(k) / k, mode="valid"),
+                             label=f"vs {key[len('reward_vs_'):]}", lw=1.2)
+    axes[0].axhline(0, color="grey", lw=0.6)
     axes[0].set_xlabel("engine steps")
-    axes[0].set_ylabel("learner reward per game (training)")
+    axes[0].set_ylabel("reward per game (training, avg)")
     if axes[0].get_lines():
         axes[0].legend(fontsize=7)
     ev = run_dir / "eval.csv"
@@ -476,7 +480,8 @@ def plot_curve(run_dir: Path) -> None:
                 axes[1].plot(ex, [float(r[key]) for r in erows], marker="o", label=key[: -len("_reward")])
         axes[1].set_xlabel("engine steps")
         axes[1].set_ylabel("mean reward in evaluation tournaments")
-        axes[1].legend(fontsize=7)
+        if axes[1].get_lines():
+            axes[1].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(run_dir / "learning_curve.png", dpi=110)
     plt.close(fig)

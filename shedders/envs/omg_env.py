@@ -10,7 +10,6 @@ from shedders.engine import omg as O
 from shedders.envs.palace_env import OrderEnforcing, ShedEnv, _as_int, layout_slices, layout_table
 from shedders.omg_deck import COLORS, GODS
 from shedders.rules import OmgRules, make_rules
-from shedders.vector import game_seeds
 
 
 def action_names(rules: OmgRules) -> tuple[str, ...]:
@@ -97,13 +96,7 @@ class OmgEnv(ShedEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
-        if seed is not None:
-            game_seed = game_seeds(seed, 1)[0]
-        elif self._dealt:
-            game_seed = np.uint64(O.next_game_seed_nb(s, 0))
-        else:
-            game_seed = np.random.SeedSequence().generate_state(1, np.uint64)[0]
-        self._dealt = True
+        game_seed = self._game_seed(seed, O.next_game_seed_nb)
         scenario = (options or {}).get("scenario")
         if scenario is None:
             O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask, self._ids)

@@ -128,6 +128,18 @@ class ShedEnv(AECEnv):
     def close(self):
         pass
 
+    def _game_seed(self, seed, next_seed) -> np.uint64:
+        """The deal's seed: from ``seed`` (game 0 of ``VectorGame(seed=seed)``); else the next deal of the game's own
+        stream (``next_seed``, as VectorGame deals a finished game's next one); else fresh entropy."""
+        if seed is not None:
+            game_seed = game_seeds(seed, 1)[0]
+        elif self._dealt:
+            game_seed = np.uint64(next_seed(self._state, 0))
+        else:
+            game_seed = np.random.SeedSequence().generate_state(1, np.uint64)[0]
+        self._dealt = True
+        return game_seed
+
 
 class PalaceEnv(ShedEnv):
     """Shithead / Palace as a PettingZoo AEC environment (see the ruleset modules for the docs)."""
@@ -175,13 +187,7 @@ class PalaceEnv(ShedEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
-        if seed is not None:
-            game_seed = game_seeds(seed, 1)[0]  # the deal of game 0 of VectorGame(seed=seed)
-        elif self._dealt:
-            game_seed = np.uint64(K.next_game_seed_nb(s, 0))  # as VectorGame deals a finished game's next one
-        else:
-            game_seed = np.random.SeedSequence().generate_state(1, np.uint64)[0]
-        self._dealt = True
+        game_seed = self._game_seed(seed, K.next_game_seed_nb)
         scenario = (options or {}).get("scenario")
         if scenario is None:
             K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)

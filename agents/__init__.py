@@ -5,8 +5,9 @@
 
 Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fatality), ``search`` and ``oracle``
 (these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``), and ``ppo`` (a checkpoint of
-``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset). For omg: ``random``,
-``greedy`` and ``ppo``. ``make_spec("search:budget=64")`` builds an agent from a command-line spec.
+``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset). omg has its own
+``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
+``make_spec("search:budget=64")`` builds an agent from a command-line spec.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
 
+from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
+from agents.omg_search import OmgOracleAgent, OmgSearchAgent
 from agents.ppo import PPOAgent
 
-OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "ppo": PPOAgent}
+OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
+              "oracle": OmgOracleAgent, "ppo": PPOAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
             "oracle": OracleAgent, "ppo": PPOAgent}
 

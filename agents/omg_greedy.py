@@ -31,6 +31,15 @@ class OmgGreedyAgent(Agent):
         self.sl = observation_slices(num_players, self.T)
         self.n = num_players
 
+    def _play(self, obs: np.ndarray, mask: np.ndarray, play: np.ndarray) -> np.ndarray:
+        """The play action per row (subclasses refine greedy's choice)."""
+        return play
+
+    def _keep_value(self) -> np.ndarray:
+        """Per card type, how much it is worth keeping; the cheapest legal discard goes first (greedy: low
+        numbers are kept, the highest number goes)."""
+        return -self.cards[:, 2].astype(np.float64)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs, mask = check_batch(observation, action_mask)
         obs = obs.astype(np.int64)
@@ -45,6 +54,7 @@ class OmgGreedyAgent(Agent):
         key = pen * 100.0 - power[None] * 10.0 - num[None]
         plays = mask[:, lay["play"]: lay["play"] + T] == 1
         play = lay["play"] + np.where(plays, key, np.inf).argmin(axis=1)
+        play = self._play(obs, mask, play)
         sizes = obs[:, self.sl["hand_sizes"]][:, 1:]  # other seats, +1 .. +(n-1)
         leader = sizes.argmin(axis=1)
         target = lay["target"] + leader
@@ -61,7 +71,7 @@ class OmgGreedyAgent(Agent):
         attr_counts = np.stack([by_num[rows, num[rev] - 1], by_color[rows, color[rev]], by_god[rows, god[rev]]], axis=1)
         attr = pick(attr_counts, lay["attribute"], 3)
         discards = mask[:, lay["discard"]: lay["discard"] + T] == 1
-        discard = lay["discard"] + np.where(discards, num[None] * 1.0, -np.inf).argmax(axis=1)
+        discard = lay["discard"] + np.where(discards, self._keep_value(), np.inf).argmin(axis=1)
         choices = [
             (plays.any(axis=1), play),
             (mask[:, lay["target"]] == 1, target),

@@ -1,0 +1,115 @@
+"""omg's expert, search and oracle: the numba rollout policies are the agents, determinization keeps what the
+player sees, search finds a forced win, and the agents' choices follow their written rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import agents
+import shedders
+from shedders.engine import omg as O
+from test_seed001_omg import make
+
+
+DECK = ["Artemis Wave 1", "Artemis Wave 3", "Demeter Fire 4", "Hephaestus Wave 1", "Hephaestus Wave 3"]
+
+
+def states(n, seed, steps=120, batch=32):
+    """Yield a VectorGame in states reached by random play: every phase comes up."""
+    vg = shedders.VectorGame("omg", batch, n, seed=seed)
+    vg.reset()
+    rnd = agents.make("random", "omg", n, seed=seed)
+    for _ in range(steps):
+        yield vg
+        vg.step(rnd.act(vg.observation, vg.action_mask))
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(2, 8), st.integers(0, 2**31 - 1))
+def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(n, seed):
+    """The search's rollout policy is ``expert`` (and the helper ``greedy``), written twice: numpy over observations
+    for the agents, numba over the state for rollouts. They must agree on every state."""
+    greedy, expert = agents.make("greedy", "omg", n), agents.make("expert", "omg", n)
+    seen = set()
+    for vg in states(n, seed):
+        want_g = greedy.act(vg.observation, vg.action_mask)
+        want_e = expert.act(vg.observation, vg.action_mask)
+        for g in range(vg.num_envs):
+            if vg.num_legal[g] == 0:
+                continue
+            m = vg.action_mask[g]
+            assert O.greedy_action_nb(vg.state, g, vg.params, greedy.cards, vg._lay, m) == want_g[g]
+            assert O.expert_action_nb(vg.state, g, vg.params, expert.cards, vg._lay, m) == want_e[g]
+            seen.add(int(vg.state.phase[g]))
+    assert {O.PH_PLAY, O.PH_DISCARD} <= seen
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 8), st.integers(0, 2**31 - 1))
+def test_determinization_keeps_what_the_player_sees_and_resamples_the_rest(n, seed):
+    search = agents.make("search", "omg", n, seed=seed)
+    search._scratch(1)
+    w = search._work
+    changed = 0
+    for vg in states(n, seed, steps=60, batch=8):
+        for g in range(vg.num_envs):
+            if vg.num_legal[g] == 0:
+                continue
+            s = vg.state
+            viewer = int(s.turn[g])
+            O.copy_game_nb(s, g, w, 0)
+            w.rng[0] = np.uint64(seed + g + 1)
+            O.determinize_nb(w, 0, viewer, vg.params, search._cnt[0])
+            assert np.array_equal(w.hand[0, viewer], s.hand[g, viewer])
+            assert np.array_equal(w.hsize[0], s.hsize[g])
+            assert np.array_equal(w.hand[0].sum(axis=1), s.hsize[g])
+            assert w.deck_len[0] == s.deck_len[g] and w.pile_len[0] == s.pile_len[g]
+            assert np.array_equal(w.pile[0, : s.pile_len[g]], s.pile[g, : s.pile_len[g]])
+            if s.revealed[g] >= 0:
+                assert w.deck[0, w.deck_len[0] - 1] == s.revealed[g]
+
+            def unseen(st_, r):  # the multiset of cards outside the viewer's hand and the pile
+                c = st_.hand[r].sum(axis=0) - st_.hand[r, viewer]
+                return c + np.bincount(st_.deck[r, : st_.deck_len[r]], minlength=c.shape[0])
+
+            assert np.array_equal(unseen(w, 0), unseen(s, g))
+            others = [q for q in range(n) if q != viewer]
+            changed += not np.array_equal(w.hand[0, others], s.hand[g, others])
+    assert changed > 0
+
+
+def test_search_and_oracle_find_the_forced_win():
+    """Two cards left: Hephaestus Leaf 2* matches the top's number (no penalty) and its power discards the other
+    card, which empties the hand and wins; the other play draws a penalty."""
+    for name in ("search", "oracle"):
+        env = make([["Hephaestus Leaf 2*", "Zeus Wave 4"], ["Artemis Fire 3"], ["Demeter Leaf 1"]],
+                   ["Apollo Leaf 2"], deck=DECK)
+        agent = agents.make(name, "omg", 3, seed=0, budget=32)
+        assert env.action_names[agents.as_aec_policy(agent)(env, "player_0")] == "play Hephaestus Leaf 2*"
+
+
+def test_expert_spends_athena_on_a_big_hand_where_greedy_plays_its_zero_penalty_card():
+    """expert rule 1: Athena with a penalty of 1 still sheds half of a big hand; greedy only sees the penalty."""
+    hand = ["Athena Leaf 1*", "Apollo Leaf 2", "Zeus Wave 4", "Ares Wave 1", "Ares Wave 3", "Athena Fire 4",
+            "Demeter Thunder 3", "Hephaestus Fire 3"]
+    env = make([hand, ["Artemis Fire 3"], ["Demeter Leaf 1"]], ["Poseidon Leaf 2"], deck=DECK)
+    pick = lambda name: env.action_names[agents.as_aec_policy(agents.make(name, "omg", 3))(env, "player_0")]
+    assert pick("greedy") == "play Apollo Leaf 2"
+    assert pick("expert") == "play Athena Leaf 1*"
+
+
+def test_expert_keeps_its_hestia_while_another_play_is_cheap():
+    hand = ["Hestia Leaf 1*", "Apollo Fire 3", "Zeus Wave 4", "Demeter Thunder 1"]
+    env = make([hand, ["Artemis Fire 3"], ["Demeter Leaf 1"]], ["Poseidon Fire 3"], deck=DECK)
+    pick = lambda name: env.action_names[agents.as_aec_policy(agents.make(name, "omg", 3))(env, "player_0")]
+    assert pick("greedy") == "play Hestia Leaf 1*"
+    assert pick("expert") == "play Apollo Fire 3"
+
+
+@pytest.mark.parametrize("bad", [{"budget": 0}, {"eps": 2.0}, {"max_plies": 0}])
+def test_search_refuses_bad_options(bad):
+    with pytest.raises(ValueError):
+        agents.make("search", "omg", 4, **bad)

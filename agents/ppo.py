@@ -8,6 +8,9 @@ The network is a two-layer MLP over the observation (int8, as the env gives it) 
 action id and a value head. Illegal actions are masked out of the logits. By default the agent samples from the
 masked policy with its own generator (the policy PPO learned is stochastic, and its most likely action can loop:
 in core, picking the pile up again and again); ``sample=False`` (``ppo:sample=0``) plays the most likely action.
+
+``house`` with no toggles (on the core base) plays exactly core's games, so without a house checkpoint of its own
+it loads core's; with toggles on it needs its own (``--ruleset house`` in training, or ``ppo:checkpoint=PATH``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, check_batch
+from shedders.rules import make_rules
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
@@ -74,6 +78,31 @@ def __getattr__(name):  # ``from agents.ppo import Policy`` builds the class on 
     raise AttributeError(name)
 
 
+def same_game(trained: str, ruleset: str, num_players: int, **options) -> bool:
+    """Whether a network trained on ``trained`` plays ``ruleset`` (with ``options``): the same ruleset, or rules
+    whose engine parameters are identical (``house`` with no toggles on the core base is ``core``)."""
+    if trained == ruleset:
+        return True
+    if "omg" in (trained, ruleset):
+        return False
+    try:
+        a = make_rules(trained, num_players).to_params()
+        b = make_rules(ruleset, num_players, **options).to_params()
+    except ValueError:
+        return False
+    return bool(np.array_equal(a, b))
+
+
+def default_checkpoint(ruleset: str, num_players: int, **options) -> Path:
+    """The committed checkpoint for a table: ``checkpoints/<ruleset>-<n>p.pt``, or, where there is none, that of a
+    ruleset playing the very same game (house without toggles uses core's)."""
+    own = CHECKPOINTS / f"{ruleset}-{num_players}p.pt"
+    if own.exists() or ruleset != "house":
+        return own
+    core = CHECKPOINTS / f"core-{num_players}p.pt"
+    return core if core.exists() and same_game("core", ruleset, num_players, **options) else own
+
+
 class PPOAgent(Agent):
     name = "ppo"
 
@@ -81,13 +110,13 @@ class PPOAgent(Agent):
                  checkpoint: str | None = None, sample: bool = True, device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
         torch = _torch()
-        path = Path(checkpoint) if checkpoint else CHECKPOINTS / f"{ruleset}-{num_players}p.pt"
+        path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
         if not path.exists():
             raise ValueError(f"no ppo checkpoint at {path}; train one with python -m experiments.train_ppo "
                              f"--ruleset {ruleset} --players {num_players}, or pass ppo:checkpoint=PATH")
         ck = torch.load(path, map_location=device, weights_only=True)
         cfg = ck["config"]
-        if (cfg["ruleset"], cfg["players"]) != (ruleset, num_players):
+        if cfg["players"] != num_players or not same_game(cfg["ruleset"], ruleset, num_players, **options):
             raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not "
                              f"{ruleset} at {num_players}")
         self.model = _policy_class()(ck["obs_size"], ck["num_actions"], cfg["hidden"]).to(device)

@@ -29,7 +29,7 @@ def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.Argument
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--opponents", default="expert",
                     help="agents for the other seats, cycled (random, greedy, expert, search, oracle; options as "
-                         "search:budget=64; omg: random, greedy)")
+                         "search:budget=64; omg has the same names)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (0 = player_0)")
     ap.add_argument("--seed", type=int, default=None, help="deal; the same seed replays the same deal")
     ap.add_argument("--save", default=None, metavar="FILE", help="write the game as a replay (JSON lines)")

@@ -125,3 +125,16 @@ def test_the_committed_core_checkpoint_is_an_agent():
         vg.step(agent.act(vg.observation, vg.action_mask))
     with pytest.raises(ValueError, match="no ppo checkpoint"):
         agents.make("ppo", "og", 4)  # none committed yet
+
+
+def test_house_without_toggles_uses_the_core_checkpoint_and_toggles_need_their_own():
+    vg = shedders.VectorGame("house", 16, 4, seed=2)
+    vg.reset()
+    house = agents.make("ppo", "house", 4, seed=1, sample=False)
+    core = agents.make("ppo", "core", 4, seed=1, sample=False)
+    assert house.path == core.path
+    assert np.array_equal(house.act(vg.observation, vg.action_mask), core.act(vg.observation, vg.action_mask))
+    with pytest.raises(ValueError, match="house-4p.pt"):
+        agents.make("ppo", "house", 4, rules={"skip_8": True})  # eights skip in this house: not core's game
+    with pytest.raises(ValueError, match="trained for core"):
+        agents.make("ppo", "og", 4, checkpoint=core.path)

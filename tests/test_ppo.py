@@ -124,7 +124,7 @@ def test_the_committed_core_checkpoint_is_an_agent():
     for _ in range(200):
         vg.step(agent.act(vg.observation, vg.action_mask))
     with pytest.raises(ValueError, match="no ppo checkpoint"):
-        agents.make("ppo", "og", 4)  # none committed yet
+        agents.make("ppo", "og", 5)  # none committed at 5 players
 
 
 def test_house_without_toggles_uses_the_core_checkpoint_and_toggles_need_their_own():
@@ -138,3 +138,15 @@ def test_house_without_toggles_uses_the_core_checkpoint_and_toggles_need_their_o
         agents.make("ppo", "house", 4, rules={"skip_8": True})  # eights skip in this house: not core's game
     with pytest.raises(ValueError, match="trained for core"):
         agents.make("ppo", "og", 4, checkpoint=core.path)
+
+
+@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african", "house"])
+def test_every_committed_checkpoint_is_a_legal_agent(ruleset):
+    """agents.make("ppo", ruleset) loads the committed checkpoint (house: core's) and plays legal moves only."""
+    vg = shedders.VectorGame(ruleset, 32, 4, seed=5)
+    vg.reset()
+    agent = agents.make("ppo", ruleset, 4, seed=0)
+    for _ in range(150):
+        a = agent.act(vg.observation, vg.action_mask)
+        assert np.all(vg.action_mask[np.arange(32), a] == 1)
+        vg.step(a)

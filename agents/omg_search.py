@@ -26,35 +26,22 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from agents.base import Agent, check_batch
+from agents.search import SearchAgent
 from shedders.engine import omg as O
 
 
-class OmgSearchAgent(Agent):
-    name = "search"
-    oracle = False
-    needs_state = True
+class OmgSearchAgent(SearchAgent):
+    """The palace ``SearchAgent``'s interface and checks, over the omg engine's kernels and scratch."""
 
     def __init__(self, ruleset: str = "omg", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 16, **options):
-        super().__init__(ruleset, num_players, seed, **options)
-        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-            raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
-        if not 0.0 <= eps <= 1.0:
-            raise ValueError(f"eps must be in [0, 1], got {eps!r}")
-        if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
-            raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
+        super().__init__(ruleset, num_players, seed, budget=budget, eps=eps, max_plies=max_plies, **options)
         from shedders.envs.omg_env import layout_array
 
-        self.budget = int(budget)
-        self.eps_milli = int(round(eps * 1000))
-        self.max_plies = int(max_plies)
         deck = self.rules.deck
-        self.params = self.rules.to_params()
         self.cards = deck.table()
         self.lay = layout_array(deck.num_types)
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
-        self._cap = 0
 
     def _scratch(self, b: int):
         if b > self._cap:
@@ -68,24 +55,12 @@ class OmgSearchAgent(Agent):
             self._cnt = np.zeros((c, deck.num_types), np.int16)
             self._out = np.zeros(c, np.int64)
 
-    def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
-        """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
-        _, mask = check_batch(observation, action_mask)
-        if state is None:
-            raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
-        games = np.arange(len(mask), dtype=np.int64) if games is None else np.asarray(games, np.int64)
-        if games.shape != (len(mask),):
-            raise ValueError(f"games must name one state row per observation, got shape {games.shape}")
-        b = len(games)
-        self._scratch(b)
-        seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
-        out = self._out[:b]
+    def _search(self, state, games, seeds, out) -> None:
         O.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self.cards, self.lay, self._work, self.budget,
             self.oracle, seeds, self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2,
             self._cnt, out,
         )
-        return out.copy()
 
 
 class OmgOracleAgent(OmgSearchAgent):

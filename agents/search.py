@@ -47,6 +47,8 @@ class SearchAgent(Agent):
             raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
         if not 0.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [0, 1], got {eps!r}")
+        if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
+            raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
         self.budget = int(budget)
         self.eps_milli = int(round(eps * 1000))
         self.max_plies = int(max_plies)
@@ -77,11 +79,15 @@ class SearchAgent(Agent):
         self._scratch(b)
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
         out = self._out[:b]
+        self._search(state, games, seeds, out)
+        return out.copy()
+
+    def _search(self, state, games, seeds, out) -> None:
+        """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
         K.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
             self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool, out,
         )
-        return out.copy()
 
 
 class OracleAgent(SearchAgent):

@@ -39,7 +39,7 @@ import torch.nn as nn
 
 import agents as agents_pkg
 import shedders
-from agents.ppo import Policy, masked_logits, sample_masked
+from agents.ppo import Policy, legal_index, legal_log_probs, masked_logits, sample_masked
 
 
 @dataclass
@@ -354,15 +354,17 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
         return out
     mb = max(1, n // cfg.num_minibatches)
     clipfracs = []
+    b_idx, b_valid = legal_index(b_mask)  # the softmax runs over each row's legal actions only
+    b_pos = (b_idx == b_act[:, None]).to(torch.uint8).argmax(dim=1)  # where the action taken sits in its row
     for _ in range(cfg.update_epochs):
         order = rng.permutation(n)
         for start in range(0, n, mb):
             idx = torch.from_numpy(order[start:start + mb])
             obs = b_obs[idx].to(device).float()
             logits, value = model(obs)
-            legal = b_mask[idx].to(device)
-            logp_all = torch.log_softmax(masked_logits(logits, legal), dim=1)
-            logp = logp_all.gather(1, b_act[idx].to(device)[:, None]).squeeze(1)
+            legal = b_valid[idx].to(device)
+            logp_all = legal_log_probs(logits, b_idx[idx].to(device), legal)
+            logp = logp_all.gather(1, b_pos[idx].to(device)[:, None]).squeeze(1)
             ratio = (logp - b_logp[idx].to(device)).exp()
             adv = b_adv[idx].to(device)
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
@@ -469,7 +471,7 @@ def plot_curve(run_dir: Path) -> None:
     axes[0].axhline(0, color="grey", lw=0.6)
     axes[0].set_xlabel("engine steps")
     axes[0].set_ylabel("reward per game (training, avg)")
-    if axes[0].get_lines():
+    if axes[0].get_legend_handles_labels()[0]:  # the zero line has no label
         axes[0].legend(fontsize=7)
     ev = run_dir / "eval.csv"
     if ev.exists():
@@ -480,7 +482,7 @@ def plot_curve(run_dir: Path) -> None:
                 axes[1].plot(ex, [float(r[key]) for r in erows], marker="o", label=key[: -len("_reward")])
         axes[1].set_xlabel("engine steps")
         axes[1].set_ylabel("mean reward in evaluation tournaments")
-        if axes[1].get_lines():
+        if axes[1].get_legend_handles_labels()[0]:
             axes[1].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(run_dir / "learning_curve.png", dpi=110)

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import agents  # noqa: E402
 import shedders  # noqa: E402
-from agents.ppo import Policy, load, masked_logits, sample_masked  # noqa: E402
+from agents.ppo import Policy, legal_index, legal_log_probs, load, masked_logits, sample_masked  # noqa: E402
 from experiments import train_ppo as P  # noqa: E402
 
 TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden", "32", "--eval-every", "0", "--eval-deals", "2",
@@ -82,6 +82,32 @@ def test_masking_never_samples_an_illegal_action():
         assert mask[torch.arange(4000), a].all() and torch.isfinite(logp).all()
     assert (masked_logits(logits, mask).softmax(dim=1)[~mask] == 0).all()  # illegal: probability exactly 0
     assert not mask[torch.arange(4000), logits.argmax(dim=1)].all()  # unmasked, illegal actions would be chosen
+
+
+def test_packed_legal_log_probs_equal_the_full_masked_softmax():
+    """The update's softmax over each row's legal ids only is the masked softmax over every id, and the sampler
+    draws each legal action at its probability."""
+    rng = np.random.default_rng(1)
+    logits = torch.from_numpy(rng.normal(size=(3000, 60)).astype(np.float32)) * 3
+    mask = torch.from_numpy(rng.random((3000, 60)) < rng.random((3000, 1)) * 0.3)
+    mask[torch.arange(3000), torch.from_numpy(rng.integers(0, 60, 3000))] = True
+    idx, valid = legal_index(mask)
+    assert idx.shape[1] == int(mask.sum(1).max()) and (valid.sum(1) == mask.sum(1)).all()
+    assert mask.gather(1, idx)[valid].all() and (idx[:, 1:][valid[:, 1:]] > idx[:, :-1][valid[:, 1:]]).all()
+    full = torch.log_softmax(masked_logits(logits, mask), dim=1)
+    packed = legal_log_probs(logits, idx, valid)
+    assert torch.allclose(packed[valid], full.gather(1, idx)[valid], atol=1e-5)
+    assert (packed.exp()[~valid] == 0).all()
+    row = torch.zeros((20000, 60), dtype=torch.bool)  # one row, sampled many times: frequencies match
+    row[:, [3, 17, 42]] = True
+    lg = torch.tensor([0.0, 1.0, 2.0]).repeat(20000, 1)
+    full_lg = torch.zeros((20000, 60))
+    full_lg[:, [3, 17, 42]] = lg
+    a, logp = sample_masked(full_lg, row)
+    want = torch.softmax(torch.tensor([0.0, 1.0, 2.0]), 0)
+    got = torch.stack([(a == k).float().mean() for k in (3, 17, 42)])
+    assert torch.allclose(got, want, atol=0.015)
+    assert torch.allclose(logp, torch.log(want)[torch.bucketize(a, torch.tensor([3, 17, 42]))], atol=1e-5)
 
 
 def test_the_ppo_agent_only_chooses_legal_actions(tmp_path):

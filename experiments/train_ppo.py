@@ -51,7 +51,8 @@ class Config:
     num_envs: int = 512  # games stepped together
     num_steps: int = 64  # engine steps per game per rollout
     total_steps: int = 2_000_000  # engine steps in all (every seat's decisions count)
-    lr: float = 3e-4
+    lr: float = 3e-4  # Adam's step size; on --resume the command line's value is used, not the saved one
+    anneal_lr: bool = False  # decay the step size linearly to 0 at total_steps (as in CleanRL)
     gamma: float = 0.995  # rewards come at the end of long games
     gae_lambda: float = 0.95
     update_epochs: int = 2
@@ -213,6 +214,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     last = {}
     while counters["update"] < num_updates:
         t0 = time.perf_counter()
+        lr = cfg.lr * (1.0 - counters["update"] / num_updates if cfg.anneal_lr else 1.0)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
         timing = {"engine": 0.0, "forward": 0.0, "opponents": 0.0, "update": 0.0}
         valid[:] = False
         rew_buf[:] = 0
@@ -320,7 +324,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
         row = {"update": counters["update"], "global_step": counters["global_step"],
                "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),
-               "sps": steps_per_update / elapsed, **stats,
+               "sps": steps_per_update / elapsed, "lr": lr, **stats,
                **{f"share_{k}": v / elapsed for k, v in timing.items()}}
         for name, vals in results.items():
             if vals:
@@ -498,6 +502,8 @@ def parse_args(argv=None) -> tuple[Config, bool, bool]:
             ap.add_argument(flag, default=",".join(default), help=f"comma separated (default {','.join(default)})")
         elif f.name == "name":
             ap.add_argument(flag, default=None)
+        elif isinstance(default, bool):
+            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f"default {default}")
         else:
             ap.add_argument(flag, type=type(default), default=default, help=f"default {default}")
     ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")

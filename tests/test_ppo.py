@@ -62,6 +62,17 @@ def test_resume_continues_from_the_same_counters(tmp_path):
         run(tmp_path, "--ruleset", "core", "--total-steps", "640", "--resume")
 
 
+def test_anneal_lr_decays_linearly_and_resume_takes_the_command_lines_lr(tmp_path):
+    run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--lr", "0.001", "--anneal-lr")
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.0005)  # update 2 of 2
+    run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--lr", "0.0002", "--resume")  # no anneal now
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert [float(r["lr"]) for r in rows] == pytest.approx([0.001, 0.0005, 0.0002, 0.0002])
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.0002)
+
+
 def test_omg_trains_too(tmp_path):
     out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy")
     assert out["counters"]["update"] == 2

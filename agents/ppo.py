@@ -135,7 +135,8 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
-                 checkpoint: str | None = None, sample: bool = True, device: str = "cpu", **options):
+                 checkpoint: str | None = None, sample: bool = True, temperature: float = 1.0, device: str = "cpu",
+                 **options):
         super().__init__(ruleset, num_players, seed, **options)
         torch = _torch()
         path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
@@ -152,6 +153,9 @@ class PPOAgent(Agent):
         self.model.eval()
         self.device = device
         self.sample = bool(sample)
+        self.temperature = float(temperature)
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
         self.path = str(path)
         self.counters = dict(ck["counters"])
 
@@ -163,7 +167,7 @@ class PPOAgent(Agent):
             logits = masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
             if not self.sample:
                 return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
-            p = torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
+            p = torch.softmax(logits / self.temperature, dim=1).cpu().numpy().astype(np.float64)
         p /= p.sum(axis=1, keepdims=True)
         u = self.rng.random((len(p), 1))
         out = (p.cumsum(axis=1) < u).sum(axis=1)

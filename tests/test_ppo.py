@@ -153,6 +153,24 @@ def test_an_exported_checkpoint_is_the_same_agent(tmp_path):
     np.testing.assert_array_equal(a.act(vg.observation, vg.action_mask), b.act(vg.observation, vg.action_mask))
 
 
+def test_temperature_sharpens_the_sampled_policy_toward_its_most_likely_action():
+    vg = shedders.VectorGame("core", 256, 4, seed=4)
+    vg.reset()
+    for _ in range(40):  # past the swap phase, into positions with several legal actions
+        vg.step(vg.sample_legal())
+    several = vg.action_mask.sum(axis=1) > 1
+    greedy = agents.make("ppo", "core", 4, sample=False).act(vg.observation, vg.action_mask)
+    agree = {}
+    for t in (1.0, 0.05):
+        agent = agents.make_spec(f"ppo:temperature={t}", "core", 4, seed=3)
+        picks = np.stack([agent.act(vg.observation, vg.action_mask) for _ in range(20)])
+        assert vg.action_mask[np.arange(256), picks].all()
+        agree[t] = float((picks == greedy)[:, several].mean())
+    assert agree[0.05] > 0.97 and agree[1.0] < agree[0.05] - 0.05
+    with pytest.raises(ValueError, match="temperature"):
+        agents.make("ppo", "core", 4, temperature=0)
+
+
 def test_the_committed_core_checkpoint_is_an_agent():
     agent = agents.make("ppo", "core", 4, seed=0)  # agents/checkpoints/core-4p.pt
     assert agent.counters["global_step"] > 1_000_000

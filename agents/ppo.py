@@ -7,7 +7,8 @@
 The network is a two-layer MLP over the observation (int8, as the env gives it) with a policy head over every
 action id and a value head. Illegal actions are masked out of the logits. By default the agent samples from the
 masked policy with its own generator (the policy PPO learned is stochastic, and its most likely action can loop:
-in core, picking the pile up again and again); ``sample=False`` (``ppo:sample=0``) plays the most likely action.
+in core, picking the pile up again and again); ``sample=False`` (``ppo:sample=0``) plays the most likely action,
+and ``temperature`` (``ppo:temperature=0.5``) divides the logits before sampling (below 1: sharper).
 
 ``house`` with no toggles (on the core base) plays exactly core's games, so without a house checkpoint of its own
 it loads core's; with toggles on it needs its own (``--ruleset house`` in training, or ``ppo:checkpoint=PATH``).

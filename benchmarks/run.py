@@ -32,7 +32,7 @@ import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
 from benchmarks.game_lengths import random_game_lengths
 
-RULESETS = ("og", "fatality", "core", "south_african", "house")
+RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
 

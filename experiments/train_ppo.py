@@ -66,7 +66,8 @@ class Config:
     # that stalling (in core, picking the pile up for ever) does not pay better than losing
     truncation_penalty: float = 1.0
     self_play: float = 0.5  # share of games where the network holds every seat
-    pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristic opponents
+    learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
+    pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristics; one listed twice: drawn 2x
     snapshot_every: int = 20  # updates between snapshots of the network into the pool
     pool_snapshots: int = 5  # most recent snapshots kept
     eval_every: int = 50  # updates between evaluation tournaments (0: only at the end)
@@ -135,9 +136,12 @@ class Opponents:
             if members == 0 or self.rng.random() < self.cfg.self_play:
                 continue
             k = int(self.rng.integers(members))
-            seat = int(self.rng.integers(n))
             self.controller[g] = k
-            self.controller[g, seat] = -1
+            if self.cfg.learner_seats == 1:  # the original draw (kept so that older runs resume the same way)
+                self.controller[g, int(self.rng.integers(n))] = -1
+            else:
+                mine = int(self.rng.integers(1, min(self.cfg.learner_seats, n - 1) + 1))
+                self.controller[g, self.rng.choice(n, mine, replace=False)] = -1
 
     def act(self, k: int, obs: np.ndarray, mask: np.ndarray, device) -> np.ndarray:
         if k < len(self.heuristics):
@@ -155,6 +159,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError("--device cuda asked for, but torch sees no GPU; use --device cpu")
     if cfg.num_envs < 1 or cfg.num_steps < 1 or cfg.total_steps < 1:
         raise ValueError("num_envs, num_steps and total_steps must be positive")
+    if cfg.learner_seats < 1:
+        raise ValueError("learner_seats must be at least 1")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     run_dir = Path(cfg.out) / cfg.run_name()
@@ -176,7 +182,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         model.load_state_dict(ck["model"])
         optimizer.load_state_dict(ck["optimizer"])
         counters = dict(ck["counters"])
-        pool_states = list(ck["pool"])
+        pool_states = list(ck["pool"])[-cfg.pool_snapshots:] if cfg.pool_snapshots else []
         torch.set_rng_state(ck["rng"]["torch"])
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
@@ -273,9 +279,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                     last_t[ended, s] = -1
                 for g in ended:
                     k = opp.controller[g][opp.controller[g] >= 0]
-                    if len(k):  # the learner's result against pool member k: its seat's reward
-                        seat = int(np.flatnonzero(opp.controller[g] < 0)[0])
-                        results[opp.names[int(k[0])]].append(float(r[g, seat]))
+                    if len(k):  # the learner's result against pool member k: its seats' mean reward
+                        seats = np.flatnonzero(opp.controller[g] < 0)
+                        results[opp.names[int(k[0])]].append(float(r[g, seats].mean()))
                 counters["episodes"] += len(ended)
                 opp.deal(ended)
         # bootstrap open trajectories from each seat's current view
@@ -320,7 +326,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
             snap.load_state_dict(model.state_dict())
             opp.snapshots.append(snap)
-            opp.snapshots = opp.snapshots[-cfg.pool_snapshots:]
+            opp.snapshots = opp.snapshots[-cfg.pool_snapshots:] if cfg.pool_snapshots else []
             pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
         row = {"update": counters["update"], "global_step": counters["global_step"],
                "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),

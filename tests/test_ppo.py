@@ -73,6 +73,30 @@ def test_anneal_lr_decays_linearly_and_resume_takes_the_command_lines_lr(tmp_pat
     assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.0002)
 
 
+def test_learner_seats_draws_one_to_k_seats_for_the_network_in_pool_games():
+    cfg = P.Config(ruleset="core", players=4, self_play=0.0, learner_seats=2, pool=["expert", "expert", "greedy"])
+    opp = P.Opponents(cfg, np.random.default_rng(0), 400)
+    opp.deal(np.arange(400))
+    mine = (opp.controller < 0).sum(axis=1)
+    assert set(mine.tolist()) == {1, 2} and 0.4 < (mine == 2).mean() < 0.6
+    for row in opp.controller:  # the other seats are one pool member
+        assert len(set(row[row >= 0].tolist())) == 1
+    assert 0.55 < np.isin(opp.controller.max(axis=1), [0, 1]).mean() < 0.78  # expert listed twice: drawn 2/3
+    cfg.learner_seats = 1
+    opp.deal(np.arange(400))
+    assert ((opp.controller < 0).sum(axis=1) == 1).all()
+
+
+def test_resume_with_fewer_pool_snapshots_keeps_the_newest(tmp_path):
+    run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--pool-snapshots", "4")
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    assert len(ck["pool"]) == 4
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "1024", "--pool-snapshots", "2", "--self-play", "0",
+              "--learner-seats", "3", "--resume")
+    assert out["counters"]["update"] == 8
+    assert len(torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)["pool"]) == 2
+
+
 def test_omg_trains_too(tmp_path):
     out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy")
     assert out["counters"]["update"] == 2

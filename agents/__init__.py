@@ -21,7 +21,13 @@ from agents.search import OracleAgent, SearchAgent
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
-from agents.ppo import PPOAgent
+
+
+def PPOAgent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """``agents.ppo.PPOAgent``, imported on first use (so ``python -m agents.ppo export`` runs it only once)."""
+    from agents.ppo import PPOAgent as cls
+
+    return cls(ruleset, num_players, seed=seed, **options)
 
 OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
               "oracle": OmgOracleAgent, "ppo": PPOAgent}

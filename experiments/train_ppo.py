@@ -348,6 +348,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             ev = evaluate(cfg, ckpt_path, run_dir, counters["update"])
             _log(run_dir / "eval.csv", {"update": counters["update"], "global_step": counters["global_step"], **ev},
                  writer, prefix="eval/")
+            plot_curve(run_dir)  # kept current, so a killed run has its curve up to its last evaluation
     bar.close()
     if writer is not None:
         writer.close()

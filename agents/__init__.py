@@ -23,16 +23,24 @@ from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
 
 
-def PPOAgent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+def _ppo_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """``agents.ppo.PPOAgent``, imported on first use (so ``python -m agents.ppo export`` runs it only once)."""
-    from agents.ppo import PPOAgent as cls
+    from agents.ppo import PPOAgent
 
-    return cls(ruleset, num_players, seed=seed, **options)
+    return PPOAgent(ruleset, num_players, seed=seed, **options)
+
+
+def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when first asked for
+    if name == "PPOAgent":
+        from agents.ppo import PPOAgent
+
+        return PPOAgent
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
-              "oracle": OmgOracleAgent, "ppo": PPOAgent}
+              "oracle": OmgOracleAgent, "ppo": _ppo_agent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
-            "oracle": OracleAgent, "ppo": PPOAgent}
+            "oracle": OracleAgent, "ppo": _ppo_agent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
            "as_aec_policy", "check_batch", "make", "make_spec", "parse_agent"]

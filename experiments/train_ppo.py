@@ -112,6 +112,11 @@ def load_checkpoint(path: Path) -> dict:
 # ----------------------------------------------------------------------------------------------------------------
 # Training
 # ----------------------------------------------------------------------------------------------------------------
+def _newest(items: list, keep: int) -> list:
+    """The last ``keep`` items (none for 0; ``items[-0:]`` would be all of them)."""
+    return items[-keep:] if keep else []
+
+
 class Opponents:
     """Who holds the seats of each game: -1 the learner, k >= 0 member k of the pool (heuristics, then snapshots)."""
 
@@ -182,7 +187,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         model.load_state_dict(ck["model"])
         optimizer.load_state_dict(ck["optimizer"])
         counters = dict(ck["counters"])
-        pool_states = list(ck["pool"])[-cfg.pool_snapshots:] if cfg.pool_snapshots else []
+        pool_states = _newest(list(ck["pool"]), cfg.pool_snapshots)
         torch.set_rng_state(ck["rng"]["torch"])
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
@@ -326,7 +331,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
             snap.load_state_dict(model.state_dict())
             opp.snapshots.append(snap)
-            opp.snapshots = opp.snapshots[-cfg.pool_snapshots:] if cfg.pool_snapshots else []
+            opp.snapshots = _newest(opp.snapshots, cfg.pool_snapshots)
             pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
         row = {"update": counters["update"], "global_step": counters["global_step"],
                "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),

@@ -68,6 +68,11 @@ class Config:
     self_play: float = 0.5  # share of games where the network holds every seat
     learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristics; one listed twice: drawn 2x
+    # kickstarting (Schmitt et al., 2018): a teacher agent (``search:budget=32``) labels a share of the learner's
+    # decisions with its own choice, and the loss adds bc_coef times the cross-entropy of the network's policy to it
+    teacher: str = ""  # an agent spec ("" for none); agents that need the engine state (search) are given it
+    teacher_share: float = 0.1  # share of the learner's decisions with 2+ legal actions the teacher labels
+    bc_coef: float = 1.0  # weight of the imitation loss (the mean over the labelled decisions of a minibatch)
     snapshot_every: int = 20  # updates between snapshots of the network into the pool
     pool_snapshots: int = 5  # most recent snapshots kept
     eval_every: int = 50  # updates between evaluation tournaments (0: only at the end)
@@ -148,13 +153,15 @@ class Opponents:
                 mine = int(self.rng.integers(1, min(self.cfg.learner_seats, n - 1) + 1))
                 self.controller[g, self.rng.choice(n, mine, replace=False)] = -1
 
-    def act(self, k: int, obs: np.ndarray, mask: np.ndarray, device) -> np.ndarray:
+    def act(self, k: int, vg, rows: np.ndarray, device) -> np.ndarray:
+        """Pool member k's actions in the games ``rows`` of ``vg``."""
         if k < len(self.heuristics):
-            return self.heuristics[k].act(obs, mask)
+            return _act(self.heuristics[k], vg, rows)
         net = self.snapshots[k - len(self.heuristics)]
         with torch.no_grad():
-            logits, _ = net(torch.from_numpy(obs).to(device).float())
-            return masked_logits(logits, torch.from_numpy(mask).to(device)).argmax(dim=1).cpu().numpy()
+            logits, _ = net(torch.from_numpy(vg.observation[rows]).to(device).float())
+            mask = torch.from_numpy(vg.action_mask[rows]).to(device)
+            return masked_logits(logits, mask).argmax(dim=1).cpu().numpy()
 
 
 def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
@@ -166,6 +173,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError("num_envs, num_steps and total_steps must be positive")
     if cfg.learner_seats < 1:
         raise ValueError("learner_seats must be at least 1")
+    if not 0.0 <= cfg.teacher_share <= 1.0 or cfg.bc_coef < 0:
+        raise ValueError("teacher_share must be in [0, 1] and bc_coef non-negative")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     run_dir = Path(cfg.out) / cfg.run_name()
@@ -205,6 +214,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         net.load_state_dict(st)
         opp.snapshots.append(net)
     opp.deal(np.arange(cfg.num_envs))
+    teacher = (agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=cfg.seed + 104729 + counters["update"])
+               if cfg.teacher else None)
     writer = _writer(run_dir)
     csv_path = run_dir / "progress.csv"
     b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
@@ -222,14 +233,16 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     done_buf = np.zeros((t_len, b), np.bool_)
     valid = np.zeros((t_len, b), np.bool_)
     seat_buf = np.zeros((t_len, b), np.int64)
+    teach_buf = torch.full((t_len, b), -1, dtype=torch.long)  # the teacher's choice where it labelled, else -1
     last = {}
     while counters["update"] < num_updates:
         t0 = time.perf_counter()
         lr = cfg.lr * (1.0 - counters["update"] / num_updates if cfg.anneal_lr else 1.0)
         for group in optimizer.param_groups:
             group["lr"] = lr
-        timing = {"engine": 0.0, "forward": 0.0, "opponents": 0.0, "update": 0.0}
+        timing = {"engine": 0.0, "forward": 0.0, "opponents": 0.0, "teacher": 0.0, "update": 0.0}
         valid[:] = False
+        teach_buf[:] = -1
         rew_buf[:] = 0
         done_buf[:] = False
         last_t = np.full((b, n), -1, np.int64)  # the last decision of each (game, seat) in this rollout
@@ -257,10 +270,17 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 seat_buf[t, mine] = cur[mine]
                 last_t[mine, cur[mine]] = t
             timing["forward"] += time.perf_counter() - tf
+            if teacher is not None and len(mine) and cfg.teacher_share > 0:
+                tt = time.perf_counter()
+                # only real choices: a decision with one legal action teaches nothing
+                lab = mine[(vg.num_legal[mine] > 1) & (np_rng.random(len(mine)) < cfg.teacher_share)]
+                if len(lab):
+                    teach_buf[t, lab] = torch.from_numpy(_act(teacher, vg, lab))
+                timing["teacher"] += time.perf_counter() - tt
             to = time.perf_counter()
             for k in np.unique(ctrl[ctrl >= 0]):
                 sel = np.flatnonzero(ctrl == k)
-                actions[sel] = opp.act(int(k), vg.observation[sel], vg.action_mask[sel], device)
+                actions[sel] = opp.act(int(k), vg, sel, device)
             timing["opponents"] += time.perf_counter() - to
             te = time.perf_counter()
             vg.step(actions)
@@ -320,8 +340,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         b_val = val_buf.reshape(-1)[flat]
         b_adv = torch.from_numpy(adv.reshape(-1))[flat]
         b_ret = b_adv + b_val
+        b_teach = teach_buf.reshape(-1)[flat]
         tu = time.perf_counter()
-        stats = ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng)
+        stats = ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng,
+                           b_teach)
         timing["update"] += time.perf_counter() - tu
         counters["update"] += 1
         counters["global_step"] += steps_per_update
@@ -361,8 +383,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     return {"run_dir": str(run_dir), "counters": counters, "last": last}
 
 
-def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng) -> dict:
-    """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits."""
+def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng,
+               b_teach=None) -> dict:
+    """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits. Where
+    ``b_teach`` holds a teacher's choice (>= 0), ``cfg.bc_coef`` times its cross-entropy joins the loss."""
     n = len(b_act)
     out = {"loss": 0.0, "pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0,
            "explained_variance": float("nan")}
@@ -372,6 +396,14 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
     clipfracs = []
     b_idx, b_valid = legal_index(b_mask)  # the softmax runs over each row's legal actions only
     b_pos = (b_idx == b_act[:, None]).to(torch.uint8).argmax(dim=1)  # where the action taken sits in its row
+    taught = b_teach is not None and bool((b_teach >= 0).any())
+    if taught:
+        b_has = b_teach >= 0
+        hit = (b_idx == b_teach[:, None]) & b_valid
+        if not bool(hit.any(dim=1)[b_has].all()):
+            raise RuntimeError("the teacher chose an illegal action")
+        b_tpos = hit.to(torch.uint8).argmax(dim=1)
+        agree = []
     for _ in range(cfg.update_epochs):
         order = rng.permutation(n)
         for start in range(0, n, mb):
@@ -388,6 +420,14 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             v_loss = 0.5 * ((value - b_ret[idx].to(device)) ** 2).mean()
             entropy = -(logp_all.exp() * logp_all.masked_fill(~legal, 0.0)).sum(dim=1).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if taught:
+                has = b_has[idx].to(device)
+                if bool(has.any()):
+                    tpos = b_tpos[idx].to(device)[has]
+                    bc_loss = -logp_all[has].gather(1, tpos[:, None]).mean()
+                    loss = loss + cfg.bc_coef * bc_loss
+                    out["bc_loss"] = bc_loss.item()
+                    agree.append(float((logp_all[has].argmax(dim=1) == tpos).float().mean()))
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
@@ -400,6 +440,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
     y, v = b_ret.numpy(), b_val.numpy()
     var = np.var(y)
     out["clipfrac"] = float(np.mean(clipfracs))
+    if taught and agree:
+        out["teacher_agree"] = float(np.mean(agree))  # the policy's most likely action is the teacher's choice
     out["explained_variance"] = float(1 - np.var(y - v) / var) if var > 0 else float("nan")
     return out
 
@@ -420,6 +462,13 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
         out[f"{label}_win"] = row["win_rate"]
         out[f"{label}_mu"] = row["mu"]
     return out
+
+
+def _act(agent, vg, rows: np.ndarray) -> np.ndarray:
+    """``agent``'s actions in the games ``rows`` of ``vg`` (with the engine state for agents that need it)."""
+    if getattr(agent, "needs_state", False):
+        return agent.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
+    return agent.act(vg.observation[rows], vg.action_mask[rows])
 
 
 def _has(name: str, ruleset: str) -> bool:
@@ -534,6 +583,8 @@ def main(argv=None) -> dict:
             name = agents_pkg.parse_agent(spec)[0]
             if not _has(name, cfg.ruleset):
                 raise ValueError(f"unknown pool agent {name!r} for {cfg.ruleset}")
+        if cfg.teacher and not _has(agents_pkg.parse_agent(cfg.teacher)[0], cfg.ruleset):
+            raise ValueError(f"unknown teacher agent {cfg.teacher!r} for {cfg.ruleset}")
         out = train(cfg, resume=resume, progress=not quiet)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -97,6 +97,55 @@ def test_resume_with_fewer_pool_snapshots_keeps_the_newest(tmp_path):
     assert len(torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)["pool"]) == 2
 
 
+def test_a_teacher_labels_real_choices_and_its_loss_is_logged(tmp_path):
+    """--teacher search: the search agent gets the engine state (as does a search agent in the pool)."""
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--teacher", "search:budget=4",
+              "--teacher-share", "1", "--self-play", "0.5", "--pool", "search:budget=2")  # search in the pool too
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert out["counters"]["update"] == 2
+    for r in rows:
+        assert np.isfinite(float(r["bc_loss"])) and float(r["bc_loss"]) > 0
+        assert 0.0 <= float(r["teacher_agree"]) <= 1.0 and float(r["share_teacher"]) > 0
+    with pytest.raises(SystemExit):
+        run(tmp_path, "--ruleset", "core", "--total-steps", "128", "--teacher", "nobody", "--name", "bad")
+
+
+def test_the_imitation_loss_moves_the_policy_to_the_teachers_choices():
+    """ppo_update with teacher labels and zero advantages: the labelled actions gain probability, every other row's
+    (unlabelled) policy is left to the PPO terms, and an illegal label is refused."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    n, obs_size, actions = 256, 24, 12
+    model = Policy(obs_size, actions, 32)
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    obs = torch.from_numpy(rng.integers(0, 2, (n, obs_size)).astype(np.int8))
+    mask = torch.from_numpy(rng.random((n, actions)) < 0.5)
+    mask[:, 0] = True
+    teach = torch.tensor([int(rng.choice(np.flatnonzero(m.numpy()))) for m in mask])
+    teach[n // 2:] = -1  # half the rows unlabelled
+    with torch.no_grad():
+        logits, value = model(obs.float())
+        idx, valid = legal_index(mask)
+        act, logp = sample_masked(logits, mask)
+
+    def teacher_logp():
+        with torch.no_grad():
+            lp = legal_log_probs(model(obs.float())[0], idx, valid)
+            pos = (idx[: n // 2] == teach[: n // 2, None]).to(torch.uint8).argmax(dim=1)
+            return float(lp[: n // 2].gather(1, pos[:, None]).mean())
+
+    cfg = P.Config(update_epochs=30, num_minibatches=2, ent_coef=0.0, bc_coef=1.0)
+    zeros = torch.zeros(n)
+    before = teacher_logp()
+    stats = P.ppo_update(model, opt, cfg, obs, mask, act, logp, value, zeros, value.clone(), "cpu", rng, teach)
+    assert teacher_logp() > before + 0.3 and np.isfinite(stats["bc_loss"])
+    bad = teach.clone()
+    row = int(np.flatnonzero((~mask).any(dim=1).numpy())[0])
+    bad[row] = int(np.flatnonzero(~mask[row].numpy())[0])
+    with pytest.raises(RuntimeError, match="illegal"):
+        P.ppo_update(model, opt, cfg, obs, mask, act, logp, value, zeros, value.clone(), "cpu", rng, bad)
+
+
 def test_omg_trains_too(tmp_path):
     out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy")
     assert out["counters"]["update"] == 2

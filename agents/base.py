@@ -48,6 +48,13 @@ def check_batch(observation: np.ndarray, action_mask: np.ndarray) -> tuple[np.nd
     return obs, mask
 
 
+def act_in(agent: Agent, vg, rows: np.ndarray) -> np.ndarray:
+    """``agent``'s actions in the games ``rows`` of a ``VectorGame`` (given the engine state if it needs it)."""
+    if getattr(agent, "needs_state", False):  # search, oracle
+        return agent.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
+    return agent.act(vg.observation[rows], vg.action_mask[rows])
+
+
 def as_aec_policy(agent: Agent):
     """``policy(env, agent_name) -> action`` for the AEC env, from a batched agent."""
 

@@ -107,6 +107,7 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
     """Play deals [chunk * cfg.chunk, + deals) in every rotation; returns one record per game."""
     import agents as agents_pkg
     import shedders
+    from agents.base import act_in
     from shedders.vector import game_seeds
 
     cfg = Config(**cfg_dict)
@@ -149,10 +150,7 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
             sel = np.flatnonzero(live & (acting == k))
             if not len(sel):
                 continue
-            if getattr(agent, "needs_state", False):
-                actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel], state=vg.state, games=sel)
-            else:
-                actions[sel] = agent.act(vg.observation[sel], vg.action_mask[sel])
+            actions[sel] = act_in(agent, vg, sel)
         movers = [(r, int(vg.current_player[r]), int(actions[r])) for r in keep if live[r]]
         vg.step(actions)
         total += vg.rewards

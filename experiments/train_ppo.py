@@ -39,6 +39,7 @@ import torch.nn as nn
 
 import agents as agents_pkg
 import shedders
+from agents.base import act_in
 from agents.ppo import Policy, legal_index, legal_log_probs, masked_logits, sample_masked
 
 
@@ -156,7 +157,7 @@ class Opponents:
     def act(self, k: int, vg, rows: np.ndarray, device) -> np.ndarray:
         """Pool member k's actions in the games ``rows`` of ``vg``."""
         if k < len(self.heuristics):
-            return _act(self.heuristics[k], vg, rows)
+            return act_in(self.heuristics[k], vg, rows)
         net = self.snapshots[k - len(self.heuristics)]
         with torch.no_grad():
             logits, _ = net(torch.from_numpy(vg.observation[rows]).to(device).float())
@@ -275,7 +276,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 # only real choices: a decision with one legal action teaches nothing
                 lab = mine[(vg.num_legal[mine] > 1) & (np_rng.random(len(mine)) < cfg.teacher_share)]
                 if len(lab):
-                    teach_buf[t, lab] = torch.from_numpy(_act(teacher, vg, lab))
+                    teach_buf[t, lab] = torch.from_numpy(act_in(teacher, vg, lab))
                 timing["teacher"] += time.perf_counter() - tt
             to = time.perf_counter()
             for k in np.unique(ctrl[ctrl >= 0]):
@@ -462,13 +463,6 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
         out[f"{label}_win"] = row["win_rate"]
         out[f"{label}_mu"] = row["mu"]
     return out
-
-
-def _act(agent, vg, rows: np.ndarray) -> np.ndarray:
-    """``agent``'s actions in the games ``rows`` of ``vg`` (with the engine state for agents that need it)."""
-    if getattr(agent, "needs_state", False):
-        return agent.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
-    return agent.act(vg.observation[rows], vg.action_mask[rows])
 
 
 def _has(name: str, ruleset: str) -> bool:

@@ -5,7 +5,9 @@ for every action (common random numbers, so differences between actions are not 
 keeps everything the deciding player knows (own hand, every face-up card, the cards others are publicly known to
 hold because they picked them up, the pile, what left play, sizes of every zone) and resamples the rest: the
 others' unknown hand cards, every face-down card and the draw pile's order. After the action, a rollout plays the
-world to its end with the ``greedy`` policy (a uniformly random legal action with probability ``eps``), in numba.
+world to its end with the ``greedy`` policy (a uniformly random legal action with probability ``eps``), in numba;
+``rollout="expert"`` rolls out with ``expert``'s rules instead (``shedders.engine.palace.expert_action_nb``, the
+same choices as ``agents/expert.py``), a better model of a table of ``expert``s.
 The action with the highest mean reward is chosen. This is "determinized" or "perfect-information Monte Carlo"
 search (Long, Sturtevant, Buro and Furtak, AAAI 2010; Cowling, Powley and Whitehouse, IEEE TCIAIG 2012 for its
 information-set refinement).
@@ -40,9 +42,14 @@ class SearchAgent(Agent):
     oracle = False
     needs_state = True
 
+    rollouts = {"greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
+
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
-                 eps: float = 0.1, max_plies: int = 400, **options):
+                 eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", **options):
         super().__init__(ruleset, num_players, seed, **options)
+        if rollout not in self.rollouts:
+            raise ValueError(f"rollout must be one of {', '.join(self.rollouts)}, got {rollout!r}")
+        self.rollout = rollout
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
             raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
         if not 0.0 <= eps <= 1.0:
@@ -53,6 +60,7 @@ class SearchAgent(Agent):
         self.eps_milli = int(round(eps * 1000))
         self.max_plies = int(max_plies)
         self.params = self.rules.to_params()
+        self._offsets = K.expert_offsets(self.rules.num_players)
         self._cap = 0
 
     def _scratch(self, b: int):
@@ -65,6 +73,7 @@ class SearchAgent(Agent):
             self._mask2 = np.zeros((c, K.N_ACTIONS), np.int8)
             self._ids2 = np.zeros((c, K.N_ACTIONS), np.int16)
             self._pool = np.zeros((c, max(128, self.rules.num_cards)), np.int8)
+            self._obs = np.zeros((c, K.observation_size(self.rules.num_players)), np.int8)
             self._out = np.zeros(c, np.int64)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
@@ -86,7 +95,8 @@ class SearchAgent(Agent):
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
         K.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
-            self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool, out,
+            self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool,
+            self.rollouts[self.rollout], self._obs, self._offsets, out,
         )
 
 

@@ -165,8 +165,49 @@ def test_search_needs_the_engine_state_and_a_positive_budget():
         agents.make("search", "core", 3, budget=0)
 
 
-@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african"])
-def test_search_decides_on_what_it_may_know_only(ruleset):
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([c for c in CONFIGS if c[0] != "omg"]), st.integers(0, 2**31 - 1))
+def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed):
+    """search's rollout policies, ``greedy`` and ``expert``, are written twice: numpy over observations for the
+    agents, numba for rollouts (``expert_action_nb`` reads the actor's observation). They agree on every state."""
+    from shedders.engine import palace as K
+
+    ruleset, n = config
+    vg = shedders.VectorGame(ruleset, 32, n, seed=seed)
+    vg.reset()
+    greedy, expert = agents.make("greedy", ruleset, n), agents.make("expert", ruleset, n)
+    rnd = agents.make("random", ruleset, n, seed=seed)
+    off, obs = K.expert_offsets(n), np.zeros(K.observation_size(n), np.int8)
+    rng = np.random.default_rng(seed)
+    seen = set()
+    for _ in range(150):
+        want_g = greedy.act(vg.observation, vg.action_mask)
+        want_e = expert.act(vg.observation, vg.action_mask)
+        for g in np.flatnonzero(vg.num_legal > 0):
+            m, ids, nl = vg.action_mask[g], vg.legal_ids[g], vg.num_legal[g]
+            assert K.greedy_action_nb(vg.state, g, vg.params, m, ids, nl) == want_g[g]
+            assert K.expert_action_nb(vg.state, g, vg.params, m, ids, nl, obs, off) == want_e[g]
+            seen.add(int(vg.state.phase[g]))
+        vg.step(np.where(rng.random(32) < 0.5, want_e, rnd.act(vg.observation, vg.action_mask)))
+    assert {K.PH_SETUP, K.PH_PLAY} <= seen
+
+
+def test_search_rollout_option():
+    vg = shedders.VectorGame("core", 8, 4, seed=1)
+    vg.reset()
+    agent = agents.make_spec("search:budget=8+rollout=expert", "core", 4, seed=0)
+    assert agent.rollout == "expert"
+    a = agent.act(vg.observation, vg.action_mask, state=vg.state)
+    assert vg.action_mask[np.arange(8), a].all()
+    with pytest.raises(ValueError, match="rollout"):
+        agents.make("search", "core", 4, rollout="random")
+    with pytest.raises(ValueError, match="rollout"):
+        agents.make("search", "omg", 4, rollout="greedy")
+
+
+@pytest.mark.parametrize("ruleset,rollout", [("og", "greedy"), ("fatality", "greedy"), ("south_african", "greedy"),
+                                             ("core", "expert")])
+def test_search_decides_on_what_it_may_know_only(ruleset, rollout):
     """Reshuffling every card the deciding player cannot see leaves search's choice unchanged (same seed): it
     samples worlds from the information set, never from the true hidden cards. The oracle is the control."""
     from test_properties import copy_state, shuffle_hidden
@@ -180,9 +221,10 @@ def test_search_decides_on_what_it_may_know_only(ruleset):
         if vg.num_legal[0] > 1 and step % 3 == 0:
             shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng)
             same = copy_state(vg.state)
-            a1 = agents.make("search", ruleset, n, seed=3, budget=24).act(vg.observation, vg.action_mask, state=same)
-            a2 = agents.make("search", ruleset, n, seed=3, budget=24).act(vg.observation, vg.action_mask,
-                                                                         state=shuffled)
+            a1 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout).act(
+                vg.observation, vg.action_mask, state=same)
+            a2 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout).act(
+                vg.observation, vg.action_mask, state=shuffled)
             assert a1[0] == a2[0], f"search's choice depends on hidden cards at step {step}"
             checked += 1
         vg.step(vg.sample_legal())

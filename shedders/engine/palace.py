@@ -1634,10 +1634,115 @@ def greedy_action_nb(s, g, params, mask, ids, nlegal):
     return np.int64(ids[0]) if mask[A_PICKUP] == 0 else A_PICKUP
 
 
+# Where the fields ``expert_action_nb`` reads start in the observation (``expert_offsets``).
+OFF_UP, OFF_DOWN, OFF_HSIZE, OFF_FIN, OFF_TOP, OFF_RUN, OFF_PILE, OFF_DIR = range(8)
+EXPERT_FIELDS = ("face_up", "face_down", "hand_size", "finished", "top", "run", "pile_size", "direction")
+POLICY_GREEDY, POLICY_EXPERT = range(2)  # rollout policies
+
+
+def expert_offsets(num_players: int) -> np.ndarray:
+    """Start of each of ``EXPERT_FIELDS`` in the observation vector of ``num_players`` seats."""
+    starts, o = {}, 0
+    for name, size, _ in observation_layout(num_players):
+        starts[name] = o
+        o += size
+    return np.array([starts[f] for f in EXPERT_FIELDS], np.int64)
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids):
-    """Play row d to its end (or ``max_plies`` more decisions): greedy, with a uniformly random legal action with
-    probability eps_milli / 1000. Returns the reward ``viewer`` collects on the way."""
+def cards_left_nb(obs, off, j, n):
+    """Cards relative seat j still holds (hand, face-up, face-down), from an observation."""
+    c = np.int64(obs[off[OFF_HSIZE] + j]) + np.int64(obs[off[OFF_DOWN] + j])
+    for r in range(R):
+        c += obs[off[OFF_UP] + j * R + r]
+    return c
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
+    """The ``expert`` agent's choice (agents/expert.py), in numba, for rollouts: the actor's observation is written
+    to ``obs`` and the same named rules run on it in the same order, then ``greedy_action_nb``."""
+    n = params[P_NPLAYERS]
+    fam = params[P_FAMILY]
+    observe_nb(s, g, np.int64(s.actor[g]), params, obs)
+    # swap_best_to_table (seed 003 and fatality)
+    if fam != FAM_OG and mask[A_READY] != 0:
+        h, hk, u, uk, any_h = 0, -1e30, 0, 1e30, False
+        for a in range(R):
+            for b in range(R):
+                if mask[A_SWAP + a * R + b] != 0:
+                    any_h = True
+                    if greedy_key_nb(a, params) > hk:
+                        h, hk = a, greedy_key_nb(a, params)
+                    if greedy_key_nb(b, params) < uk:
+                        u, uk = b, greedy_key_nb(b, params)
+        if any_h and hk > uk and mask[A_SWAP + h * R + u] != 0:
+            return A_SWAP + h * R + u
+        return A_READY
+    # counter_every_joker (seed 003)
+    if fam == FAM_003 and mask[A_PASS] != 0:
+        return A_PLAY + RJOKER * MAXC if mask[A_PLAY + RJOKER * MAXC] != 0 else A_PASS
+    # nominate_the_leader (seed 003)
+    if fam == FAM_003 and mask[A_NOMINATE] != 0:
+        step = 1 if obs[off[OFF_DIR]] >= 0 else -1
+        best, best_k, k, j = np.int64(-1), 1, 0, 0
+        for _ in range(n - 1):
+            j = (j + step) % n
+            if obs[off[OFF_FIN] + j] != 0:
+                continue
+            k += 1
+            left = cards_left_nb(obs, off, j, n)
+            if best < 0 or left < best:
+                best, best_k = left, k
+        return A_NOMINATE + best_k - 1
+    # complete_a_burn (every family)
+    top = 0
+    for r in range(R + 1):
+        if obs[off[OFF_TOP] + r] > obs[off[OFF_TOP] + top]:
+            top = r
+    if top < R and top != R5:
+        cnt = 0
+        for c in range(MAXC):
+            cnt += mask[A_PLAY + top * MAXC + c]
+        size = params[P_SET_SIZE] if params[P_FOUR_BURN] != 0 else 10**6
+        if cnt > 0 and np.int64(obs[off[OFF_RUN]]) + cnt >= size:
+            return A_PLAY + top * MAXC + cnt - 1
+    if fam == FAM_OG:  # sabotage_with_a_3
+        three = A_PLAY + R3 * MAXC
+        if mask[three] != 0:
+            nxt = cards_left_nb(obs, off, 1, n)
+            leader = True
+            for j in range(1, n):
+                if cards_left_nb(obs, off, j, n) < nxt:
+                    leader = False
+            pile = np.int64(obs[off[OFF_PILE]])
+            if (nxt <= 4 and pile >= 2) or (leader and pile >= 4):
+                return three
+    elif fam == FAM_FAT:
+        # skip_the_leader
+        eights = 0
+        for c in range(MAXC):
+            eights += mask[A_PLAY + R8 * MAXC + c]
+        if eights > 0 and obs[off[OFF_FIN] + 1] == 0:
+            nxt = cards_left_nb(obs, off, 1, n)
+            leader = nxt <= 5
+            for j in range(2, n):
+                if obs[off[OFF_FIN] + j] == 0 and cards_left_nb(obs, off, j, n) < nxt:
+                    leader = False
+            if leader:
+                return A_PLAY + R8 * MAXC + eights - 1
+        # shed_face_up_along: the highest legal id from A_PLAY_UP on (the most face-up cards)
+        for a in range(A_PICKUP_WITH - 1, A_PLAY_UP - 1, -1):
+            if mask[a] != 0:
+                return a
+    return greedy_action_nb(s, g, params, mask, ids, nlegal)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, obs, off):
+    """Play row d to its end (or ``max_plies`` more decisions): ``policy`` (POLICY_GREEDY or POLICY_EXPERT, which
+    writes observations to ``obs``), with a uniformly random legal action with probability eps_milli / 1000.
+    Returns the reward ``viewer`` collects on the way."""
     total = 0.0
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
@@ -1645,6 +1750,8 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids):
         nl = legal_mask_nb(s, d, params, mask, ids)
         if eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli:
             a = np.int64(ids[rand_below_nb(s, d, nl)])
+        elif policy == POLICY_EXPERT:
+            a = expert_action_nb(s, d, params, mask, ids, nl, obs, off)
         else:
             a = greedy_action_nb(s, d, params, mask, ids, nl)
         apply_nb(s, d, a, params)
@@ -1653,9 +1760,11 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool):
+def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
+                  policy, obs, off):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
-    worlds (common random numbers), each followed by a greedy rollout; returns the action of highest mean reward.
+    worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
+    reward.
     ``oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's order."""
     viewer = np.int64(src.actor[g])
     nl = legal_mask_nb(src, g, params, mask, ids)
@@ -1672,7 +1781,8 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
             if not oracle:
                 determinize_nb(work, w0, viewer, params, pool)
             apply_nb(work, w0, a, params)
-            v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2)
+            v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
+                                                       policy, obs, off)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
@@ -1680,19 +1790,19 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, out):
+                    ids2, pool, policy, obs, off, out):
     for j in range(lo, hi):
         out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
-                               mask[j], ids[j], mask2[j], ids2[j], pool[j])
+                               mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, obs[j], off)
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, out):
+                    ids2, pool, policy, obs, off, out):
     """Search the decisions of games[j] (one work row each), in chunks over the threads."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
-                        max_plies, mask, ids, mask2, ids2, pool, out)
+                        max_plies, mask, ids, mask2, ids2, pool, policy, obs, off, out)

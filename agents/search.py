@@ -35,6 +35,13 @@ import numpy as np
 
 from agents.base import Agent, check_batch
 from shedders.engine import palace as K
+from shedders.envs.palace_env import observation_slices
+
+
+def expert_offsets(num_players: int) -> np.ndarray:
+    """Where each of ``EXPERT_FIELDS`` starts in the observation: the ``off`` of ``expert_action_nb``."""
+    sl = observation_slices(num_players)
+    return np.array([sl[f].start for f in K.EXPERT_FIELDS], np.int64)
 
 
 class SearchAgent(Agent):
@@ -60,7 +67,6 @@ class SearchAgent(Agent):
         self.eps_milli = int(round(eps * 1000))
         self.max_plies = int(max_plies)
         self.params = self.rules.to_params()
-        self._offsets = K.expert_offsets(self.rules.num_players)
         self._cap = 0
 
     def _scratch(self, b: int):
@@ -74,6 +80,7 @@ class SearchAgent(Agent):
             self._ids2 = np.zeros((c, K.N_ACTIONS), np.int16)
             self._pool = np.zeros((c, max(128, self.rules.num_cards)), np.int8)
             self._obs = np.zeros((c, K.observation_size(self.rules.num_players)), np.int8)
+            self._offsets = expert_offsets(self.rules.num_players)
             self._out = np.zeros(c, np.int64)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:

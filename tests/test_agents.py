@@ -170,6 +170,7 @@ def test_search_needs_the_engine_state_and_a_positive_budget():
 def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed):
     """search's rollout policies, ``greedy`` and ``expert``, are written twice: numpy over observations for the
     agents, numba for rollouts (``expert_action_nb`` reads the actor's observation). They agree on every state."""
+    from agents.search import expert_offsets
     from shedders.engine import palace as K
 
     ruleset, n = config
@@ -177,7 +178,7 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed
     vg.reset()
     greedy, expert = agents.make("greedy", ruleset, n), agents.make("expert", ruleset, n)
     rnd = agents.make("random", ruleset, n, seed=seed)
-    off, obs = K.expert_offsets(n), np.zeros(K.observation_size(n), np.int8)
+    off, obs = expert_offsets(n), np.zeros(K.observation_size(n), np.int8)
     rng = np.random.default_rng(seed)
     seen = set()
     for _ in range(150):

@@ -1634,23 +1634,15 @@ def greedy_action_nb(s, g, params, mask, ids, nlegal):
     return np.int64(ids[0]) if mask[A_PICKUP] == 0 else A_PICKUP
 
 
-# Where the fields ``expert_action_nb`` reads start in the observation (``expert_offsets``).
+# ``off[OFF_*]``: where the fields ``expert_action_nb`` reads start in the observation, in the order of
+# EXPERT_FIELDS (agents/search.py builds ``off`` from the observation layout).
 OFF_UP, OFF_DOWN, OFF_HSIZE, OFF_FIN, OFF_TOP, OFF_RUN, OFF_PILE, OFF_DIR = range(8)
 EXPERT_FIELDS = ("face_up", "face_down", "hand_size", "finished", "top", "run", "pile_size", "direction")
 POLICY_GREEDY, POLICY_EXPERT = range(2)  # rollout policies
 
 
-def expert_offsets(num_players: int) -> np.ndarray:
-    """Start of each of ``EXPERT_FIELDS`` in the observation vector of ``num_players`` seats."""
-    starts, o = {}, 0
-    for name, size, _ in observation_layout(num_players):
-        starts[name] = o
-        o += size
-    return np.array([starts[f] for f in EXPERT_FIELDS], np.int64)
-
-
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def cards_left_nb(obs, off, j, n):
+def cards_left_nb(obs, off, j):
     """Cards relative seat j still holds (hand, face-up, face-down), from an observation."""
     c = np.int64(obs[off[OFF_HSIZE] + j]) + np.int64(obs[off[OFF_DOWN] + j])
     for r in range(R):
@@ -1691,7 +1683,7 @@ def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
             if obs[off[OFF_FIN] + j] != 0:
                 continue
             k += 1
-            left = cards_left_nb(obs, off, j, n)
+            left = cards_left_nb(obs, off, j)
             if best < 0 or left < best:
                 best, best_k = left, k
         return A_NOMINATE + best_k - 1
@@ -1710,10 +1702,10 @@ def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
     if fam == FAM_OG:  # sabotage_with_a_3
         three = A_PLAY + R3 * MAXC
         if mask[three] != 0:
-            nxt = cards_left_nb(obs, off, 1, n)
+            nxt = cards_left_nb(obs, off, 1)
             leader = True
             for j in range(1, n):
-                if cards_left_nb(obs, off, j, n) < nxt:
+                if cards_left_nb(obs, off, j) < nxt:
                     leader = False
             pile = np.int64(obs[off[OFF_PILE]])
             if (nxt <= 4 and pile >= 2) or (leader and pile >= 4):
@@ -1724,10 +1716,10 @@ def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
         for c in range(MAXC):
             eights += mask[A_PLAY + R8 * MAXC + c]
         if eights > 0 and obs[off[OFF_FIN] + 1] == 0:
-            nxt = cards_left_nb(obs, off, 1, n)
+            nxt = cards_left_nb(obs, off, 1)
             leader = nxt <= 5
             for j in range(2, n):
-                if obs[off[OFF_FIN] + j] == 0 and cards_left_nb(obs, off, j, n) < nxt:
+                if obs[off[OFF_FIN] + j] == 0 and cards_left_nb(obs, off, j) < nxt:
                     leader = False
             if leader:
                 return A_PLAY + R8 * MAXC + eights - 1

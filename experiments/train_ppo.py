@@ -106,6 +106,9 @@ def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, p
         "rng": {"torch": torch.get_rng_state(), "numpy": json.dumps(np_rng.bit_generator.state),
                 "python": json.dumps(random.getstate())},
     }
+    where = next(model.parameters()).device
+    if where.type == "cuda":  # sampling on the GPU draws from the GPU's own generator
+        state["rng"]["torch_cuda"] = torch.cuda.get_rng_state(where)
     tmp = path.with_name(path.name + ".tmp")
     torch.save(state, tmp)
     os.replace(tmp, path)
@@ -183,6 +186,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     ckpt_path = run_dir / "checkpoint.pt"
     device = torch.device(cfg.device)
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap)
+    torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
+    random.seed(cfg.seed)
     model = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     np_rng = np.random.default_rng(cfg.seed)
@@ -199,11 +204,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         counters = dict(ck["counters"])
         pool_states = _newest(list(ck["pool"]), cfg.pool_snapshots)
         torch.set_rng_state(ck["rng"]["torch"])
+        if device.type == "cuda" and "torch_cuda" in ck["rng"]:
+            torch.cuda.set_rng_state(ck["rng"]["torch_cuda"], device)
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
-    else:
-        torch.manual_seed(cfg.seed)
-        random.seed(cfg.seed)
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],
@@ -221,7 +225,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     csv_path = run_dir / "progress.csv"
     b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
     steps_per_update = b * t_len
-    num_updates = math.ceil(cfg.total_steps / steps_per_update)
+    # counted from the steps still to go, so that a run resumed with another --num-envs ends at --total-steps too
+    num_updates = counters["update"] + max(0, math.ceil((cfg.total_steps - counters["global_step"]) / steps_per_update))
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
     # rollout buffers: one slot per (time, game); valid where the learner decided

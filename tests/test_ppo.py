@@ -58,8 +58,20 @@ def test_resume_continues_from_the_same_counters(tmp_path):
     assert out["counters"]["global_step"] == 512 and out["counters"]["episodes"] >= ck1["counters"]["episodes"]
     rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
     assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+    out = run(tmp_path, "--ruleset", "fatality", "--total-steps", "1024", "--num-envs", "16", "--resume")
+    assert out["counters"]["update"] == 6 and out["counters"]["global_step"] == 1024  # 2 more of 256 steps each
     with pytest.raises(SystemExit):  # a checkpoint for another ruleset is refused
         run(tmp_path, "--ruleset", "core", "--total-steps", "640", "--resume")
+
+
+def test_the_same_seed_gives_the_same_run(tmp_path):
+    for d in ("a", "b"):  # in one process, after other torch work: the seed alone must fix the run
+        torch.rand(3)
+        P.main([*TINY, "--out", str(tmp_path / d), "--name", "tiny", "--ruleset", "core", "--total-steps", "256"])
+    a, b = (torch.load(tmp_path / d / "tiny" / "checkpoint.pt", weights_only=True) for d in ("a", "b"))
+    assert a["counters"] == {**b["counters"], "seconds": a["counters"]["seconds"]}
+    for k, v in a["model"].items():
+        assert torch.equal(v, b["model"][k]), k
 
 
 def test_anneal_lr_decays_linearly_and_resume_takes_the_command_lines_lr(tmp_path):
@@ -211,6 +223,30 @@ def test_bad_device_and_missing_checkpoint_are_refused(tmp_path):
             run(tmp_path, "--device", "cuda", "--total-steps", "128")
     with pytest.raises(ValueError, match="no ppo checkpoint"):
         agents.make("ppo", "core", 4, checkpoint=str(tmp_path / "nope.pt"))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_training_on_cuda_resumes_reproduces_and_plays_on_cpu(tmp_path):
+    run(tmp_path, "--ruleset", "core", "--device", "cuda", "--total-steps", "256")
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", map_location="cpu", weights_only=True)
+    assert set(ck["rng"]) == {"torch", "torch_cuda", "numpy", "python"}
+    out = run(tmp_path, "--ruleset", "core", "--device", "cuda", "--total-steps", "512", "--resume")
+    assert out["counters"]["update"] == 4 and out["counters"]["global_step"] == 512
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+    assert all(np.isfinite(float(r[k])) for r in rows for k in ("loss", "entropy", "approx_kl"))
+    # the same seed gives the same run on the GPU too
+    P.main([*TINY, "--out", str(tmp_path / "again"), "--name", "tiny", "--ruleset", "core", "--device", "cuda",
+            "--total-steps", "256"])
+    a = torch.load(tmp_path / "again" / "tiny" / "checkpoint.pt", map_location="cpu", weights_only=True)
+    for k, v in a["model"].items():
+        torch.testing.assert_close(v, ck["model"][k])
+    # a GPU-trained checkpoint is a CPU agent
+    agent = load(str(tmp_path / "tiny" / "checkpoint.pt"))
+    vg = shedders.VectorGame("core", 64, 4, seed=2)
+    vg.reset()
+    for _ in range(50):
+        vg.step(agent.act(vg.observation, vg.action_mask))
 
 
 def test_an_exported_checkpoint_is_the_same_agent(tmp_path):

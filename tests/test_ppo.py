@@ -314,3 +314,29 @@ def test_every_committed_checkpoint_is_a_legal_agent(ruleset):
         a = agent.act(vg.observation, vg.action_mask)
         assert np.all(vg.action_mask[np.arange(32), a] == 1)
         vg.step(a)
+
+
+def test_ready_floor_raises_ready_to_the_floor_and_keeps_the_rest_in_proportion():
+    from agents.ppo import floor_action
+
+    p = np.array([[0.6, 0.39, 0.01, 0.0], [0.2, 0.3, 0.5, 0.0], [0.5, 0.5, 0.0, 0.0]])
+    mask = np.array([[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 0, 0]], np.int8)
+    q = floor_action(p, mask, 2, 0.1)
+    np.testing.assert_allclose(q.sum(axis=1), 1.0)
+    assert q[0, 2] == pytest.approx(0.1) and q[0, 0] / q[0, 1] == pytest.approx(0.6 / 0.39)
+    np.testing.assert_array_equal(q[1:], p[1:])  # already above the floor; not legal
+
+
+def test_the_ppo_agent_says_ready_at_least_at_its_floor_in_setup():
+    from shedders.envs.palace_env import ACTION_IDS
+
+    vg = shedders.VectorGame("core", 1, 4, seed=3)
+    vg.reset()
+    ready = ACTION_IDS["ready"]
+    assert vg.action_mask[0, ready] and vg.action_mask[0].sum() > 1  # a setup decision with swaps to make
+    obs, mask = np.repeat(vg.observation, 4000, axis=0), np.repeat(vg.action_mask, 4000, axis=0)
+    for floor in (0.3, 0.9):
+        agent = agents.make("ppo", "core", 4, seed=1, ready_floor=floor)
+        assert (agent.act(obs, mask) == ready).mean() >= floor - 0.03
+    with pytest.raises(ValueError, match="ready_floor"):
+        agents.make("ppo", "core", 4, ready_floor=1.5)

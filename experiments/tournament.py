@@ -209,9 +209,25 @@ def mean_ci(values_by_deal: list[float]) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
-def summarize(cfg: Config, records: list[dict]) -> dict:
+def openskill_ratings(names: list[str], games, start: list | None = None) -> list:
+    """OpenSkill (Plackett-Luce) ratings of ``names`` from ``games``, an iterable of (entries present, their ranks;
+    1 is best, equal ranks tie), updated game by game in order, with no skill drift (tau = 0: the agents do not
+    learn during a tournament), from ``start`` (ratings returned before) or from scratch. Games with fewer than
+    two entries teach nothing and are skipped."""
     from openskill.models import PlackettLuce
 
+    model = PlackettLuce(tau=0.0)
+    ratings = list(start) if start is not None else [model.rating(name=name) for name in names]
+    for present, ranks in games:
+        if len(present) < 2:
+            continue
+        new = model.rate([[ratings[a]] for a in present], ranks=list(ranks))
+        for a, team in zip(present, new):
+            ratings[a] = team[0]
+    return ratings
+
+
+def summarize(cfg: Config, records: list[dict]) -> dict:
     n, k = cfg.players, len(cfg.agents)
     deal = np.concatenate([np.asarray(r["deal"]) for r in records])
     seat_agent = np.concatenate([np.asarray(r["seat_agent"]) for r in records])
@@ -260,16 +276,12 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
             pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": sum(map(len, by_deal.values())),
                              "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
 
-    model = PlackettLuce(tau=0.0)  # the agents do not learn during a tournament: no skill drift between games
-    ratings = [model.rating(name=cfg.agents[a]) for a in range(k)]
-    for g in range(games):
-        present = sorted(set(seat_agent[g].tolist()))
-        if len(present) < 2:
-            continue
-        best = [min(rank[g, s] for s in np.flatnonzero(seat_agent[g] == a)) for a in present]
-        new = model.rate([[ratings[a]] for a in present], ranks=best)
-        for a, team in zip(present, new):
-            ratings[a] = team[0]
+    def best_seats():  # each agent at the table ranked by its best seat
+        for g in range(games):
+            present = sorted(set(seat_agent[g].tolist()))
+            yield present, [min(rank[g, s] for s in np.flatnonzero(seat_agent[g] == a)) for a in present]
+
+    ratings = openskill_ratings(cfg.agents, best_seats())
     for row, rt in zip(per_agent, ratings):
         row.update(mu=rt.mu, sigma=rt.sigma, mu_lo=rt.mu - 1.96 * rt.sigma, mu_hi=rt.mu + 1.96 * rt.sigma)
 

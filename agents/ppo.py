@@ -16,8 +16,9 @@ ran to the 5,000-decision cap with no player out (in the replays looked at, one 
 forth in setup), so those games had no loser. So, when sampling, the agent says ``ready`` with probability at
 least ``ready_floor`` wherever ``ready`` is legal (``ppo:ready_floor=0.001``, the default; 0 turns it off), the
 other actions keeping their relative probabilities: at most 1 / ready_floor swaps are expected per setup. The
-floor is low on purpose: head to head against ``expert`` the core checkpoint was ahead 0.521 with 0.001 (0.3% of games
-capped), 0.509 with 0.01 and 0.495 with 0.1, which cut its setups short; fatality's table was unchanged by 0.001.
+floor is low on purpose: head to head against ``expert`` the core checkpoint was ahead 0.521 with 0.001 (0.3% of
+games capped), 0.509 with 0.01 and 0.495 with 0.1, which cut its setups short; fatality's table was unchanged by
+0.001.
 
 ``house`` with no toggles (on the core base) plays exactly core's games, so without a house checkpoint of its own
 it loads core's; with toggles on it needs its own (``--ruleset house`` in training, or ``ppo:checkpoint=PATH``).

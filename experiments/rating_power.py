@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--ranked", choices=["loser", "winner"], default="loser",
                     help="who a game singles out: one loser (core) or one winner (og); the rest tie")
     ap.add_argument("--rates", default="0.2,0.3", help="per group: the share of games an entry of it loses (wins)")
-    ap.add_argument("--entries", default=None, help="entries per group (default 2 each: a per-seat 4-player table)")
+    ap.add_argument("--entries", default=None,
+                    help="entries per group (default 2 each: a per-seat 4-player table)")
     ap.add_argument("--games", default="4000,16000,64000", help="increasing game counts to report")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)

@@ -226,7 +226,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
     steps_per_update = b * t_len
     # counted from the steps still to go, so that a run resumed with another --num-envs ends at --total-steps too
-    num_updates = counters["update"] + max(0, math.ceil((cfg.total_steps - counters["global_step"]) / steps_per_update))
+    steps_left = max(0, cfg.total_steps - counters["global_step"])
+    num_updates = counters["update"] + math.ceil(steps_left / steps_per_update)
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
     # rollout buffers: one slot per (time, game); valid where the learner decided

@@ -52,7 +52,7 @@ def simulate(rates: list[float], entries: list[int], games: list[int], ranked: s
     for r in range(repeats):
         picks = rng.choice(k + 1, size=games[-1], p=p / p.sum())
         done = 0
-        ratings = openskill_ratings(names, [])
+        ratings = None  # openskill_ratings starts from scratch
         for j, n in enumerate(games):
             ratings = openskill_ratings(names, _games(picks[done:n], k, ranked), start=ratings)
             bar.update(n - done)

@@ -8,7 +8,9 @@ Each simulated game seats every entry once and ranks them as the tournament does
 games (og, omg) one entry wins and the rest tie. Which entry it is, is drawn from ``--rates`` (one rate per group
 of entries, ``--entries`` entries per group: ``--rates 0.2,0.3 --entries 2,2`` is a per-seat table of two copies
 of each agent, as ``--agents ppo,ppo@2,expert,expert@2`` plays it; the rates of a game's entries must add up to 1
-or less, the rest being games with no loser or winner, which the rating skips). The ratings come from
+or less, the rest being games with no loser or winner, which the rating skips). ``--entries 1,1`` is also the
+two-against-two table (``--lineup 0,0,1,1``): the tournament ranks an agent in several seats by its mean reward
+over them, so each side is one entry, and in core the side holding the Shithead is the loser. The ratings come from
 ``experiments.tournament.openskill_ratings``, the tournament's own update (Plackett-Luce, tau 0, mu +- 1.96 sigma).
 
 Printed per number of games: the mean mu and sigma of each group's entries and the share of repeats where the

@@ -21,7 +21,8 @@ of games an agent's seat ends with the game's best reward; truncated games count
 luck-only agent in og and fatality, (N-1)/N in core) and mean placing (finishing order; players who never went
 out share the places left), each with intervals from the per-deal means (deals are independent; the seatings of
 one deal are not); mean reward likewise; head-to-head: how often agent A ranks ahead of B when both sit at a game
-(ties count half); OpenSkill (Plackett-Luce) ratings from the reward ranks, updated game by game in a fixed
+(ties count half); OpenSkill (Plackett-Luce) ratings from the reward ranks (an agent in several seats ranked by
+its mean reward over them), updated game by game in a fixed
 order with no skill drift (tau = 0: the agents do not learn during a tournament), reported as mu +- 1.96 sigma.
 
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
@@ -189,6 +190,16 @@ def places(order: list[int], n: int) -> np.ndarray:
     return out
 
 
+def agent_ranks(reward, seat_agent) -> tuple[list[int], list[int]]:
+    """The agents at one game and their ranks (1 = best, equal ranks tie) by each agent's mean reward over the
+    seats it holds: its payoff per seat in that game, the outcome an agent seated more than once plays for. With one
+    seat per agent this is ``reward_ranks``. In core, where only the Shithead is ranked, two seats each leave one
+    agent last in every game with a loser (ranking an agent by its best seat would tie them every time)."""
+    reward, seat_agent = np.asarray(reward, float), np.asarray(seat_agent)
+    present = sorted(set(seat_agent.tolist()))
+    return present, reward_ranks([reward[seat_agent == a].mean() for a in present]).tolist()
+
+
 def reward_ranks(reward) -> np.ndarray:
     """Rank (1 = best) of each seat by the reward it collected in the game; equal rewards share the better rank.
     This is the ruleset's own notion of who did well: core's non-Shitheads all tie, og's losers all tie,
@@ -276,12 +287,7 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
             pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": sum(map(len, by_deal.values())),
                              "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
 
-    def best_seats():  # each agent at the table ranked by its best seat
-        for g in range(games):
-            present = sorted(set(seat_agent[g].tolist()))
-            yield present, [min(rank[g, s] for s in np.flatnonzero(seat_agent[g] == a)) for a in present]
-
-    ratings = openskill_ratings(cfg.agents, best_seats())
+    ratings = openskill_ratings(cfg.agents, (agent_ranks(reward[g], seat_agent[g]) for g in range(games)))
     for row, rt in zip(per_agent, ratings):
         row.update(mu=rt.mu, sigma=rt.sigma, mu_lo=rt.mu - 1.96 * rt.sigma, mu_hi=rt.mu + 1.96 * rt.sigma)
 

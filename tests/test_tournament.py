@@ -50,6 +50,28 @@ def test_reward_ranks_follow_each_rulesets_scoring():
     assert T.reward_ranks([-1, 1, 1 / 3, -1 / 3]).tolist() == [4, 1, 2, 3]  # fatality: finishing order
 
 
+def test_an_agent_in_several_seats_is_ranked_by_its_mean_reward_over_them():
+    """core 2 against 2: the side holding the Shithead is last, whichever seat it is; og: the winner's side first;
+    fatality: first and last out tie with second and third; one seat each: the seat ranks."""
+    assert T.agent_ranks([1 / 3, -1, 1 / 3, 1 / 3], [0, 0, 1, 1]) == ([0, 1], [2, 1])
+    assert T.agent_ranks([1 / 3, 1 / 3, 1 / 3, -1], [0, 1, 0, 1]) == ([0, 1], [1, 2])
+    assert T.agent_ranks([-1 / 3, -1 / 3, 1, -1 / 3], [1, 0, 0, 1]) == ([0, 1], [1, 2])
+    assert T.agent_ranks([1, 1 / 3, -1 / 3, -1], [0, 1, 1, 0]) == ([0, 1], [1, 1])
+    assert T.agent_ranks([0.0, 0.0, 0.0, 0.0], [0, 0, 1, 1]) == ([0, 1], [1, 1])  # truncated with no one out
+    assert T.agent_ranks([-1, 1, 1 / 3, -1 / 3], [3, 0, 2, 1]) == ([0, 1, 2, 3], [1, 3, 2, 4])
+    # three agents, one of them twice: its seats average
+    assert T.agent_ranks([-1, 1 / 3, 1 / 3, 1 / 3], [0, 1, 0, 2]) == ([0, 1, 2], [3, 1, 1])
+
+
+def test_two_seats_each_in_core_part_the_ratings_when_one_side_always_holds_the_shithead():
+    """The rating learns from which side lost: the same game row with the loser always on agent 1's side moves the
+    ratings apart (ranking by best seat tied them at 25.0 whatever happened)."""
+    games = [T.agent_ranks([1 / 3, 1 / 3, -1, 1 / 3] if g % 2 else [1 / 3, 1 / 3, 1 / 3, -1], [0, 0, 1, 1])
+             for g in range(200)]
+    a, b = T.openskill_ratings(["a", "b"], games)
+    assert a.mu - 1.96 * a.sigma > b.mu + 1.96 * b.sigma
+
+
 def test_the_tournament_is_reproducible_from_its_seed_and_independent_of_workers(tmp_path):
     kw = dict(ruleset="fatality", players=3, agents=["random", "greedy", "search:budget=4"], games=40, seed=9)
     one = T.run(T.Config(out=str(tmp_path / "a"), **kw), progress=False)

@@ -22,8 +22,8 @@ luck-only agent in og and fatality, (N-1)/N in core) and mean placing (finishing
 out share the places left), each with intervals from the per-deal means (deals are independent; the seatings of
 one deal are not); mean reward likewise; head-to-head: how often agent A ranks ahead of B when both sit at a game
 (ties count half); OpenSkill (Plackett-Luce) ratings from the reward ranks (an agent in several seats ranked by
-its mean reward over them), updated game by game in a fixed
-order with no skill drift (tau = 0: the agents do not learn during a tournament), reported as mu +- 1.96 sigma.
+its mean reward over them), updated game by game in a fixed order with no skill drift (tau = 0: the agents do not
+learn during a tournament), reported as mu +- 1.96 sigma.
 
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
 second copy of an agent under its own label (``greedy,greedy@2``). Agents are built from

@@ -85,6 +85,9 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
+    # fine-tuning: start the network from this checkpoint's weights (a run's checkpoint.pt or an exported one, same
+    # ruleset, players and hidden); the optimizer, counters and pool start fresh. Ignored when --resume finds a run
+    init: str = ""
 
     def run_name(self) -> str:
         return self.name or f"ppo-{self.ruleset}-{self.players}p-seed{self.seed}"
@@ -116,6 +119,20 @@ def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, p
 
 def load_checkpoint(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def load_init(cfg: Config) -> dict:
+    """The network weights of ``cfg.init``, refused unless it was trained for the same game and network width."""
+    path = Path(cfg.init)
+    if not path.is_file():
+        raise ValueError(f"--init {path}: no such checkpoint")
+    ck = load_checkpoint(path)
+    saved = ck.get("config", {})
+    got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"))
+    if got != (cfg.ruleset, cfg.players, cfg.hidden):
+        raise ValueError(f"--init {path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}; this run asks "
+                         f"for {cfg.ruleset}, {cfg.players}, {cfg.hidden}")
+    return ck["model"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -208,6 +225,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             torch.cuda.set_rng_state(ck["rng"]["torch_cuda"], device)
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
+    elif cfg.init:
+        model.load_state_dict(load_init(cfg))
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],

@@ -64,6 +64,30 @@ def test_resume_continues_from_the_same_counters(tmp_path):
         run(tmp_path, "--ruleset", "core", "--total-steps", "640", "--resume")
 
 
+def test_init_fine_tunes_from_a_checkpoints_weights_with_fresh_counters(tmp_path):
+    run(tmp_path, "--ruleset", "core", "--total-steps", "256")
+    src = tmp_path / "tiny" / "checkpoint.pt"
+    exported = agents.ppo.export(str(src), str(tmp_path / "slim.pt"))
+    start = torch.load(src, weights_only=True)["model"]
+    # with a zero step size the weights cannot move: the new run's network is the initial checkpoint's
+    out = P.main([*TINY, "--out", str(tmp_path), "--name", "tuned", "--ruleset", "core", "--total-steps", "128",
+                  "--lr", "0", "--init", str(exported)])
+    assert out["counters"]["update"] == 1 and out["counters"]["global_step"] == 128
+    tuned = torch.load(tmp_path / "tuned" / "checkpoint.pt", weights_only=True)["model"]
+    for k, v in start.items():
+        assert torch.equal(v, tuned[k]), k
+    fresh = P.main([*TINY, "--out", str(tmp_path), "--name", "fresh", "--ruleset", "core", "--total-steps", "128",
+                    "--lr", "0"])
+    assert fresh["counters"]["update"] == 1
+    other = torch.load(tmp_path / "fresh" / "checkpoint.pt", weights_only=True)["model"]
+    assert not all(torch.equal(v, other[k]) for k, v in start.items())  # without --init: a new network
+    for bad in (["--ruleset", "fatality"], ["--ruleset", "core", "--hidden", "16"]):  # another game, another width
+        with pytest.raises(SystemExit):
+            P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--total-steps", "128", "--init", str(src), *bad])
+    with pytest.raises(SystemExit):
+        run(tmp_path, "--ruleset", "core", "--total-steps", "128", "--init", str(tmp_path / "nope.pt"))
+
+
 def test_the_same_seed_gives_the_same_run(tmp_path):
     for d in ("a", "b"):  # in one process, after other torch work: the seed alone must fix the run
         torch.rand(3)

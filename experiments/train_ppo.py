@@ -92,6 +92,33 @@ class Config:
     def run_name(self) -> str:
         return self.name or f"ppo-{self.ruleset}-{self.players}p-seed{self.seed}"
 
+    @classmethod
+    def for_ruleset(cls, ruleset: str = "core", **fields) -> Config:
+        """The config the command line starts from: the field defaults, then ``RULESET_DEFAULTS[ruleset]``, then
+        ``fields``."""
+        own = {k: list(v) if isinstance(v, list) else v for k, v in RULESET_DEFAULTS.get(ruleset, {}).items()}
+        return cls(**{"ruleset": ruleset, **own, **fields})
+
+
+# What the command line changes per ruleset (the dataclass's own defaults stay the generic ones). The palace games
+# train with a ply cap of 1,000 decisions, as every committed checkpoint did: tables of heuristic agents average 115
+# (og) to 203 (core) decisions (experiments/RESULTS.md), so a game past 1,000 is mostly a stall, and capping it
+# keeps stalls (the truncation penalty charges them) from filling the buffers. Random play runs longer (core's
+# median is 936 decisions, benchmarks/GAME_LENGTHS.md), which matters only early in a run.
+# core and south_african (house without toggles is core) take the recipe that made their committed checkpoints beat
+# expert: a quarter of the games in self-play, expert drawn three times as often as greedy, the network holding one
+# or two seats against the pool and the last three snapshots. fatality and og kept the generic recipe (fatality's
+# checkpoint beats expert with it; og's other recipes did no better; experiments/RESULTS.md).
+_AGAINST_EXPERT = {"self_play": 0.25, "pool": ["greedy", "expert", "expert", "expert"], "learner_seats": 2,
+                   "pool_snapshots": 3, "ply_cap": 1000}
+RULESET_DEFAULTS: dict[str, dict] = {
+    "core": _AGAINST_EXPERT,
+    "house": _AGAINST_EXPERT,
+    "south_african": _AGAINST_EXPERT,
+    "fatality": {"ply_cap": 1000},
+    "og": {"ply_cap": 1000},
+}
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # Checkpoints
@@ -573,19 +600,33 @@ def plot_curve(run_dir: Path) -> None:
     plt.close(fig)
 
 
+def _shown(value) -> str:
+    return ",".join(value) if isinstance(value, list) else str(value)
+
+
 def parse_args(argv=None) -> tuple[Config, bool, bool]:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """The config of a command line: ``--ruleset``'s defaults (``Config.for_ruleset``), then the flags given."""
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--ruleset", default=Config.ruleset)
+    ruleset = first.parse_known_args(argv)[0].ruleset
+    base = Config.for_ruleset(ruleset)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog="Defaults that differ per ruleset: " + "; ".join(
+                                     f"{r}: " + ", ".join(f"--{k.replace('_', '-')} {_shown(v)}" for k, v in d.items())
+                                     for r, d in RULESET_DEFAULTS.items()) + ". A flag given wins.")
     for f in dataclasses.fields(Config):
         flag = "--" + f.name.replace("_", "-")
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        here = getattr(base, f.name)
+        note = f" ({ruleset}: {_shown(here)})" if here != default and f.name != "ruleset" else ""
         if isinstance(default, list):
-            ap.add_argument(flag, default=",".join(default), help=f"comma separated (default {','.join(default)})")
+            ap.add_argument(flag, default=",".join(here), help=f"comma separated (default {','.join(default)}){note}")
         elif f.name == "name":
             ap.add_argument(flag, default=None)
         elif isinstance(default, bool):
-            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=default, help=f"default {default}")
+            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=here, help=f"default {default}{note}")
         else:
-            ap.add_argument(flag, type=type(default), default=default, help=f"default {default}")
+            ap.add_argument(flag, type=type(default), default=here, help=f"default {default}{note}")
     ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)

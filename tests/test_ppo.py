@@ -88,6 +88,21 @@ def test_init_fine_tunes_from_a_checkpoints_weights_with_fresh_counters(tmp_path
         run(tmp_path, "--ruleset", "core", "--total-steps", "128", "--init", str(tmp_path / "nope.pt"))
 
 
+def test_each_ruleset_starts_from_its_own_defaults_and_a_flag_given_wins():
+    sa, _, _ = P.parse_args(["--ruleset", "south_african"])
+    assert sa == P.Config.for_ruleset("south_african")
+    assert (sa.self_play, sa.pool, sa.learner_seats, sa.pool_snapshots, sa.ply_cap) == (
+        0.25, ["greedy", "expert", "expert", "expert"], 2, 3, 1000)
+    og, _, _ = P.parse_args(["--ruleset", "og"])
+    assert (og.self_play, og.pool, og.learner_seats, og.ply_cap) == (0.5, ["greedy", "expert"], 1, 1000)
+    omg, _, _ = P.parse_args(["--ruleset", "omg"])
+    assert omg == P.Config(ruleset="omg")  # no overrides: the dataclass's own defaults
+    assert P.parse_args([])[0] == P.Config.for_ruleset("core")  # core is the default ruleset
+    given, _, _ = P.parse_args(["--ply-cap", "300", "--ruleset", "core", "--pool", "greedy", "--self-play", "0.5"])
+    assert (given.ply_cap, given.pool, given.self_play, given.learner_seats) == (300, ["greedy"], 0.5, 2)
+    assert P.Config.for_ruleset("core", ply_cap=50).ply_cap == 50
+
+
 def test_the_same_seed_gives_the_same_run(tmp_path):
     for d in ("a", "b"):  # in one process, after other torch work: the seed alone must fix the run
         torch.rand(3)

@@ -148,18 +148,15 @@ def load_checkpoint(path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=True)
 
 
-def load_init(cfg: Config) -> dict:
-    """The network weights of ``cfg.init``, refused unless it was trained for the same game and network width."""
-    path = Path(cfg.init)
-    if not path.is_file():
-        raise ValueError(f"--init {path}: no such checkpoint")
+def matching_checkpoint(path: Path, cfg: Config) -> dict:
+    """The checkpoint at ``path``, refused unless it was trained for ``cfg``'s game and network width."""
     ck = load_checkpoint(path)
     saved = ck.get("config", {})
     got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"))
     if got != (cfg.ruleset, cfg.players, cfg.hidden):
-        raise ValueError(f"--init {path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}; this run asks "
-                         f"for {cfg.ruleset}, {cfg.players}, {cfg.hidden}")
-    return ck["model"]
+        raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}; this run asks for "
+                         f"{cfg.ruleset}, {cfg.players}, {cfg.hidden}")
+    return ck
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -238,11 +235,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     counters = {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}
     pool_states: list = []
     if resume and ckpt_path.exists():
-        ck = load_checkpoint(ckpt_path)
-        saved = Config(**ck["config"])
-        if (saved.ruleset, saved.players, saved.hidden) != (cfg.ruleset, cfg.players, cfg.hidden):
-            raise ValueError(f"{ckpt_path} was trained for {saved.ruleset}, {saved.players} players, hidden "
-                             f"{saved.hidden}; this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}")
+        ck = matching_checkpoint(ckpt_path, cfg)
         model.load_state_dict(ck["model"])
         optimizer.load_state_dict(ck["optimizer"])
         counters = dict(ck["counters"])
@@ -252,8 +245,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             torch.cuda.set_rng_state(ck["rng"]["torch_cuda"], device)
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
-    elif cfg.init:
-        model.load_state_dict(load_init(cfg))
+    elif cfg.init:  # fine-tuning: only the network's weights
+        if not Path(cfg.init).is_file():
+            raise ValueError(f"--init {cfg.init}: no such checkpoint")
+        model.load_state_dict(matching_checkpoint(Path(cfg.init), cfg)["model"])
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],

@@ -45,7 +45,8 @@ from agents.ppo import Policy, legal_index, legal_log_probs, masked_logits, samp
 
 @dataclass
 class Config:
-    """Every field is a command-line flag (``--num-envs 512``); defaults suit a 4-player palace ruleset on CPU."""
+    """Every field is a command-line flag (``--num-envs 512``); defaults suit a 4-player palace ruleset on CPU. The
+    command line starts from ``Config.for_ruleset(ruleset)``: these defaults with ``RULESET_DEFAULTS`` on top."""
 
     ruleset: str = "core"  # any ruleset (omg too)
     players: int = 4

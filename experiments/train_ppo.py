@@ -108,8 +108,9 @@ class Config:
 # median is 936 decisions, benchmarks/GAME_LENGTHS.md), which matters only early in a run.
 # core and south_african (house without toggles is core) take the recipe that made their committed checkpoints beat
 # expert: a quarter of the games in self-play, expert drawn three times as often as greedy, the network holding one
-# or two seats against the pool and the last three snapshots. fatality and og kept the generic recipe (fatality's
-# checkpoint beats expert with it; og's other recipes did no better; experiments/RESULTS.md).
+# or two seats against the pool and the last three snapshots. fatality keeps the generic recipe (its checkpoint
+# beats expert with it); og too, for a run from scratch: its checkpoint is such a run fine-tuned against expert alone
+# (--init with --self-play 0 --pool expert --pool-snapshots 0; experiments/RESULTS.md).
 _AGAINST_EXPERT = {"self_play": 0.25, "pool": ["greedy", "expert", "expert", "expert"], "learner_seats": 2,
                    "pool_snapshots": 3, "ply_cap": 1000}
 RULESET_DEFAULTS: dict[str, dict] = {

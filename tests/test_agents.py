@@ -220,7 +220,7 @@ def test_search_decides_on_what_it_may_know_only(ruleset, rollout):
     checked = 0
     for step in range(400):
         if vg.num_legal[0] > 1 and step % 3 == 0:
-            shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng)
+            shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng, vg.params)
             same = copy_state(vg.state)
             a1 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout).act(
                 vg.observation, vg.action_mask, state=same)

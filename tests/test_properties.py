@@ -54,9 +54,25 @@ def copy_state(s: K.PalaceState) -> K.PalaceState:
     return K.PalaceState(*(a.copy() for a in s))
 
 
-def shuffle_hidden(s: K.PalaceState, viewer: int, n: int, rng) -> K.PalaceState:
+def opening(s: K.PalaceState, n: int, params) -> tuple[int, int]:
+    """og's start rank and starter (RULINGS: the first of 4, 5, ... that any hand holds; its first holder from seat 0
+    clockwise opens with it)."""
+    r = K.open_rank_nb(s, 0, params)
+    return r, next(p for p in range(n) if s.hand[0, p, r] > 0)
+
+
+def shuffle_hidden(s: K.PalaceState, viewer: int, n: int, rng, params) -> K.PalaceState:
     """A copy of ``s`` where everything ``viewer`` cannot know is reshuffled: other hands beyond their publicly
-    known cards, every face-down card, and the order of the draw pile."""
+    known cards, every face-down card, and the order of the draw pile. While og's opening is under way, who opens
+    and with which rank is public (no hand holds an earlier start rank), so only worlds that keep it are drawn."""
+    for _ in range(100_000):
+        world = _reshuffle(s, viewer, n, rng)
+        if s.phase[0] != K.PH_OPEN or opening(world, n, params) == opening(s, n, params):
+            return world
+    raise AssertionError("no world keeping the opening drawn")  # the real arrangement keeps it: just unlucky
+
+
+def _reshuffle(s: K.PalaceState, viewer: int, n: int, rng) -> K.PalaceState:
     s = copy_state(s)
     pool = []
     unknown = {}
@@ -182,26 +198,11 @@ def test_observations_do_not_change_when_hidden_cards_are_reshuffled(cfg):
     mask_b = np.empty_like(mask_a)
     ids = np.empty(K.N_ACTIONS, np.int16)
 
-    def opening(s):
-        """og's start rank and starter: public once the opening is under way (RULINGS: the first of 4, 5, ... that any
-        hand holds; the first holder from seat 0 clockwise opens with it)."""
-        r = K.open_rank_nb(s, 0, params)
-        return r, next(p for p in range(n) if s.hand[0, p, r] > 0)
-
     def check(env, step, rng):
         if step % 7:
             return
         for viewer in range(n):
-            shuffled = shuffle_hidden(env._state, viewer, n, rng)
-            if env._state.phase[0] == K.PH_OPEN:
-                # who opens, and with what, tells everyone that no hand holds an earlier start rank: only worlds that
-                # keep the opening are worlds the viewer could be in (the real one does)
-                for _ in range(10_000):
-                    if opening(shuffled) == opening(env._state):
-                        break
-                    shuffled = shuffle_hidden(env._state, viewer, n, rng)
-                else:
-                    continue  # no such world drawn: nothing to compare for this viewer
+            shuffled = shuffle_hidden(env._state, viewer, n, rng, params)
             K.observe_nb(env._state, 0, viewer, params, obs_a)
             K.observe_nb(shuffled, 0, viewer, params, obs_b)
             assert np.array_equal(obs_a, obs_b), f"observation of seat {viewer} leaks a hidden card"
@@ -250,7 +251,7 @@ def test_invariants_hold_at_every_player_count(ruleset, n):
             if step % 5 == 0:
                 viewer = int(rng.integers(n))
                 K.observe_nb(env._state, 0, viewer, params, obs_a)
-                K.observe_nb(shuffle_hidden(env._state, viewer, n, rng), 0, viewer, params, obs_b)
+                K.observe_nb(shuffle_hidden(env._state, viewer, n, rng, params), 0, viewer, params, obs_b)
                 assert np.array_equal(obs_a, obs_b), f"observation of seat {viewer} leaks a hidden card"
 
         trajectory = play_random(env, seed, check)

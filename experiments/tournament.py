@@ -66,7 +66,7 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
-    chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit the heuristic agents
+    chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit batched agents (heuristics, ppo)
     replays: int = 0  # save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)
     lineup: list[int] | None = None  # a fixed seating (agent index per seat) for every deal, before rotation
 
@@ -178,16 +178,18 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
     }
 
 
-def places(order: list[int], n: int) -> np.ndarray:
-    """Place (1-based) of each seat from a finishing order padded with -1; seats not listed share the rest."""
-    out = np.zeros(n)
-    listed = [s for s in order if s >= 0]
-    for pos, seat in enumerate(listed):
-        out[seat] = pos + 1
-    rest = [s for s in range(n) if s not in listed]
-    if rest:
-        out[rest] = np.mean(np.arange(len(listed) + 1, n + 1))
-    return out
+def places(order, n: int) -> np.ndarray:
+    """Place (1-based) of each seat from a finishing order padded with -1; seats not listed share the rest.
+    ``order`` is one game's order (n,) or a batch of them (G, n); the result has the same shape."""
+    order = np.asarray(order, np.int64)
+    one = order.ndim == 1
+    order = np.atleast_2d(order)
+    listed = order >= 0
+    count = listed.sum(axis=1)
+    out = np.repeat(((count + 1 + n) / 2)[:, None], n, axis=1)  # the mean of the places left, count+1 .. n
+    g, k = np.nonzero(listed)
+    out[g, order[g, k]] = np.cumsum(listed, axis=1)[g, k]
+    return out[0] if one else out
 
 
 def agent_ranks(reward, seat_agent) -> tuple[list[int], list[int]]:
@@ -195,17 +197,30 @@ def agent_ranks(reward, seat_agent) -> tuple[list[int], list[int]]:
     seats it holds: its payoff per seat in that game, the outcome an agent seated more than once plays for. With one
     seat per agent this is ``reward_ranks``. In core, where only the Shithead is ranked, two seats each leave one
     agent last in every game with a loser (ranking an agent by its best seat would tie them every time)."""
-    reward, seat_agent = np.asarray(reward, float), np.asarray(seat_agent)
-    present = sorted(set(seat_agent.tolist()))
-    return present, reward_ranks([reward[seat_agent == a].mean() for a in present]).tolist()
+    seat_agent = np.asarray(seat_agent)
+    present, ranks = agent_rank_table(np.asarray(reward, float)[None], seat_agent[None], int(seat_agent.max()) + 1)
+    return np.flatnonzero(present[0]).tolist(), ranks[0][present[0]].tolist()
 
 
 def reward_ranks(reward) -> np.ndarray:
     """Rank (1 = best) of each seat by the reward it collected in the game; equal rewards share the better rank.
     This is the ruleset's own notion of who did well: core's non-Shitheads all tie, og's losers all tie,
-    fatality's placings are all distinct."""
+    fatality's placings are all distinct. ``reward`` is one game's (n,) or a batch of games (G, n)."""
     r = np.round(np.asarray(reward, float), 6)
-    return np.array([1 + int(np.sum(r > x)) for x in r])
+    return 1 + np.sum(r[..., None, :] > r[..., :, None], axis=-1)
+
+
+def agent_rank_table(reward, seat_agent, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``agent_ranks`` for a batch of games: (G, k) whether each agent sits at each game, and its rank there
+    (meaningless where it does not sit)."""
+    reward, seat_agent = np.asarray(reward, float), np.asarray(seat_agent)
+    seats = seat_agent[:, None, :] == np.arange(k)[None, :, None]  # (G, k, n)
+    held = seats.sum(axis=2)
+    present = held > 0
+    mean = np.where(present, (seats * reward[:, None, :]).sum(axis=2) / np.maximum(held, 1), np.nan)
+    m = np.round(mean, 6)
+    above = (m[:, None, :] > m[:, :, None]) & present[:, None, :]  # [g, a, b]: b present and ahead of a
+    return present, 1 + above.sum(axis=2)
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -248,46 +263,47 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
     trunc = np.concatenate([np.asarray(r["truncated"]) for r in records])
     sort = np.lexsort((np.arange(len(deal)), deal))  # a fixed game order, whatever the chunk order
     deal, seat_agent, reward, order, plies, trunc = (a[sort] for a in (deal, seat_agent, reward, order, plies, trunc))
-    place = np.array([places(list(o), n) for o in order])
-    rank = np.array([reward_ranks(r) for r in reward])
+    place = places(order, n)
+    rank = reward_ranks(reward)
     games = len(deal)
+    _, deal_index = np.unique(deal, return_inverse=True)
 
+    def by_deal(total, count) -> tuple[float, float, float]:
+        """mean_ci over deals of the per-deal mean of what ``total`` sums and ``count`` counts, per game; deals
+        with nothing counted are left out."""
+        s = np.bincount(deal_index, weights=total)
+        c = np.bincount(deal_index, weights=count)
+        return mean_ci(s[c > 0] / c[c > 0])
+
+    win = (rank == 1) & ~trunc[:, None]
     per_agent = []
     for a in range(k):
-        by_deal_win, by_deal_place, by_deal_reward = {}, {}, {}
-        for g in range(games):
-            seats = np.flatnonzero(seat_agent[g] == a)
-            for s in seats:
-                by_deal_win.setdefault(deal[g], []).append(float(rank[g, s] == 1 and not trunc[g]))
-                by_deal_place.setdefault(deal[g], []).append(place[g, s])
-                by_deal_reward.setdefault(deal[g], []).append(reward[g, s])
-        w = mean_ci([np.mean(v) for v in by_deal_win.values()])
-        p = mean_ci([np.mean(v) for v in by_deal_place.values()])
-        r = mean_ci([np.mean(v) for v in by_deal_reward.values()])
+        mine = seat_agent == a
+        held = mine.sum(axis=1)
+        w, p, r = (by_deal((v * mine).sum(axis=1), held) for v in (win, place, reward))
         per_agent.append({
-            "agent": cfg.agents[a], "seats_played": int(sum(len(v) for v in by_deal_win.values())),
+            "agent": cfg.agents[a], "seats_played": int(held.sum()),
             "win_rate": w[0], "win_lo": w[1], "win_hi": w[2],
             "mean_placing": p[0], "placing_lo": p[1], "placing_hi": p[2],
             "mean_reward": r[0], "reward_lo": r[1], "reward_hi": r[2],
         })
 
+    # score[g, i, j]: seat i finishes ahead of seat j (1), ties (1/2) or behind (0)
+    score = (rank[:, :, None] < rank[:, None, :]) + 0.5 * (rank[:, :, None] == rank[:, None, :])
     pairwise = []
     for a in range(k):
         for b in range(k):
             if a == b:
                 continue
-            by_deal = {}
-            for g in range(games):
-                sa, sb = np.flatnonzero(seat_agent[g] == a), np.flatnonzero(seat_agent[g] == b)
-                for i in sa:
-                    for j in sb:
-                        score = 1.0 if rank[g, i] < rank[g, j] else 0.5 if rank[g, i] == rank[g, j] else 0.0
-                        by_deal.setdefault(deal[g], []).append(score)
-            m = mean_ci([np.mean(v) for v in by_deal.values()])
-            pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": sum(map(len, by_deal.values())),
+            ma, mb = (seat_agent == a).astype(float), (seat_agent == b).astype(float)
+            pairs = ma.sum(axis=1) * mb.sum(axis=1)
+            m = by_deal(np.einsum("gi,gij,gj->g", ma, score, mb), pairs)
+            pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": int(pairs.sum()),
                              "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
 
-    ratings = openskill_ratings(cfg.agents, (agent_ranks(reward[g], seat_agent[g]) for g in range(games)))
+    present, ranks = agent_rank_table(reward, seat_agent, k)
+    ratings = openskill_ratings(cfg.agents, ((np.flatnonzero(present[g]).tolist(), ranks[g][present[g]].tolist())
+                                             for g in range(games)))  # agent_ranks, game by game
     for row, rt in zip(per_agent, ratings):
         row.update(mu=rt.mu, sigma=rt.sigma, mu_lo=rt.mu - 1.96 * rt.sigma, mu_hi=rt.mu + 1.96 * rt.sigma)
 
@@ -488,7 +504,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--name", default=None, help="run directory name (default: derived from the arguments)")
     ap.add_argument("--ply-cap", type=int, default=5000)
     ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
-                    help="deals per chunk (seeding unit; 256+ speeds up heuristic-only tournaments)")
+                    help="deals per chunk (seeding unit; 256+ speeds up batched agents: heuristics, ppo)")
     ap.add_argument("--lineup", default=None,
                     help="fixed seating before rotation, agent indices per seat (0,1,1,1: agent 0 against three of 1)")
     ap.add_argument("--replays", type=int, default=0, help="save the first REPLAYS games as replays (JSON lines)")

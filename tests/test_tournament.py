@@ -131,3 +131,51 @@ def test_a_fixed_lineup_seats_one_agent_against_a_field(tmp_path):
     with pytest.raises(ValueError, match="lineup"):
         T.run(T.Config(ruleset="core", players=4, agents=["expert", "random"], games=1, lineup=[0, 1, 2, 1],
                        out=str(tmp_path)), progress=False)
+
+
+def test_the_batched_summary_equals_its_game_by_game_definition():
+    """summarize works on whole arrays; here every number is recomputed one game and one seat at a time, on
+    random games with ties, truncations, unfinished orders and agents missing from some deals and games."""
+    rng = np.random.default_rng(4)
+    n, k, deals = 4, 3, 60
+    games = deals * n
+    seat_agent = rng.integers(0, k, size=(games, n))
+    seat_agent[:n, :] = 0  # deal 0 seats agent 0 only
+    reward = rng.choice([-1.0, -1 / 3, 1 / 3, 1.0], size=(games, n))
+    order = np.array([np.r_[rng.permutation(n)[:m], [-1] * (n - m)] for m in rng.integers(0, n + 1, size=games)])
+    trunc = rng.random(games) < 0.1
+    records = [{"deal": (np.arange(games) // n).tolist(), "seat_agent": seat_agent.tolist(),
+                "reward": reward.tolist(), "placing": order.tolist(), "plies": [1] * games,
+                "truncated": trunc.tolist()}]
+    s = T.summarize(T.Config(ruleset="og", players=n, agents=["a", "b", "c"], games=deals), records)
+
+    def ci(per_deal):
+        x = np.array([np.mean(v) for v in per_deal.values()])
+        return pytest.approx([x.mean(), x.mean() - 1.96 * x.std(ddof=1) / np.sqrt(len(x)),
+                              x.mean() + 1.96 * x.std(ddof=1) / np.sqrt(len(x))])
+
+    for a, row in enumerate(s["agents"]):
+        win, place, rew = {}, {}, {}
+        for g in range(games):
+            listed = [q for q in order[g] if q >= 0]
+            for i in np.flatnonzero(seat_agent[g] == a):
+                rank = 1 + sum(reward[g] > reward[g, i])
+                win.setdefault(g // n, []).append(float(rank == 1 and not trunc[g]))
+                place.setdefault(g // n, []).append(listed.index(i) + 1 if i in listed
+                                                    else (len(listed) + 1 + n) / 2)
+                rew.setdefault(g // n, []).append(reward[g, i])
+        assert [row["win_rate"], row["win_lo"], row["win_hi"]] == ci(win)
+        assert [row["mean_placing"], row["placing_lo"], row["placing_hi"]] == ci(place)
+        assert [row["mean_reward"], row["reward_lo"], row["reward_hi"]] == ci(rew)
+        assert row["seats_played"] == int((seat_agent == a).sum())
+    for p in s["pairwise"]:
+        a, b = ["a", "b", "c"].index(p["agent"]), ["a", "b", "c"].index(p["opponent"])
+        ahead = {}
+        for g in range(games):
+            for i in np.flatnonzero(seat_agent[g] == a):
+                for j in np.flatnonzero(seat_agent[g] == b):
+                    ahead.setdefault(g // n, []).append(float(np.sign(reward[g, i] - reward[g, j]) + 1) / 2)
+        assert [p["ahead"], p["ahead_lo"], p["ahead_hi"]] == ci(ahead)
+        assert p["games"] == sum(map(len, ahead.values()))
+    ratings = T.openskill_ratings(["a", "b", "c"], (T.agent_ranks(reward[g], seat_agent[g]) for g in range(games)))
+    assert [(r["mu"], r["sigma"]) for r in s["agents"]] == [(r.mu, r.sigma) for r in ratings]

@@ -103,7 +103,7 @@ def agent_stats(rows: dict, agent: int) -> dict:
     deal, seat_agent, reward, trunc = _arrays(rows)
     mine = seat_agent == agent
     wins = _wins(reward, trunc)
-    rank = np.array([T.reward_ranks(r) for r in reward])
+    rank = T.reward_ranks(reward)
     out = {}
     for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
         s, w = _by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
@@ -228,7 +228,7 @@ def _norm_ppf(p: float) -> float:
 def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """Per game where both sit: 1 if agent a ranks ahead of b, 1/2 tied, 0 behind; and the game's deal."""
     deal, seat_agent, reward, _ = _arrays(rows)
-    rank = np.array([T.reward_ranks(r) for r in reward])
+    rank = T.reward_ranks(reward)
     scores, deals = [], []
     for g in range(len(deal)):
         for i in np.flatnonzero(seat_agent[g] == a):

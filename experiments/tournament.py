@@ -218,9 +218,7 @@ def agent_rank_table(reward, seat_agent, k: int) -> tuple[np.ndarray, np.ndarray
     held = seats.sum(axis=2)
     present = held > 0
     mean = np.where(present, (seats * reward[:, None, :]).sum(axis=2) / np.maximum(held, 1), np.nan)
-    m = np.round(mean, 6)
-    above = (m[:, None, :] > m[:, :, None]) & present[:, None, :]  # [g, a, b]: b present and ahead of a
-    return present, 1 + above.sum(axis=2)
+    return present, reward_ranks(mean)  # an absent agent's NaN is ahead of no one
 
 
 # ------------------------------------------------------------------------------------------------------------------

@@ -43,19 +43,57 @@ REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
-           "as_aec_policy", "check_batch", "make", "make_spec", "parse_agent"]
+           "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec", "parse_agent"]
 
 
-def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
-    """The agent called ``name`` for ``ruleset`` at ``num_players``; ``ValueError`` for an unknown name."""
+def _factory(name: str, ruleset: str):
+    """The class (or factory) that builds agent ``name`` for ``ruleset``; ``ValueError`` for an unknown name."""
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
     if ruleset == "omg":
         if name not in OMG_AGENTS:
             raise ValueError(f"agent {name!r} is not available for omg yet; available for omg: "
                              f"{', '.join(OMG_AGENTS)}")
-        return OMG_AGENTS[name](ruleset, num_players, seed=seed, **options)
-    return REGISTRY[name](ruleset, num_players, seed=seed, **options)
+        return OMG_AGENTS[name]
+    return REGISTRY[name]
+
+
+def agent_options(name: str, ruleset: str = "core") -> list[str]:
+    """The option names agent ``name`` takes for ``ruleset``: its own (``budget``, ``checkpoint``, ...) and the
+    ruleset's (``base``, ``rules``, ``ply_cap``, ``deck``), read off the constructors' signatures."""
+    import inspect
+
+    from shedders.rules import make_rules
+
+    factory = _factory(name, ruleset)
+    if factory is _ppo_agent:
+        from agents.ppo import PPOAgent as factory
+    skip = {"self", "ruleset", "num_players", "seed"}
+    names = []
+    for f in [c.__init__ for c in factory.__mro__ if "__init__" in vars(c)] + [make_rules]:
+        for p in inspect.signature(f).parameters.values():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in skip and p.name not in names:
+                names.append(p.name)
+    return names
+
+
+def check_options(name: str, ruleset: str, options: dict) -> None:
+    """``ValueError`` naming the first option agent ``name`` does not take, and listing the ones it does."""
+    valid = agent_options(name, ruleset)
+    for key in options:
+        if key not in valid:
+            raise ValueError(f"unknown option {key!r} for agent {name!r}; valid options: {', '.join(valid)}")
+
+
+def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """The agent called ``name`` for ``ruleset`` at ``num_players``; ``ValueError`` for an unknown name or option
+    (naming it and listing the valid ones) and for a bad option value."""
+    factory = _factory(name, ruleset)
+    check_options(name, ruleset, options)
+    try:
+        return factory(ruleset, num_players, seed=seed, **options)
+    except TypeError as e:  # an option of the wrong type ("search:eps=abc")
+        raise ValueError(f"agent {name!r}: bad option value ({e})") from None
 
 
 def parse_agent(spec: str) -> tuple[str, dict]:

@@ -39,12 +39,14 @@ class OmgSearchAgent(SearchAgent):
             raise ValueError(f"omg's search rolls out with expert only, got rollout={rollout!r}")
         super().__init__(ruleset, num_players, seed, budget=budget, eps=eps, max_plies=max_plies, rollout=rollout,
                          **options)
-        from shedders.envs.omg_env import layout_array
 
         deck = self.rules.deck
         self.cards = deck.table()
-        self.lay = layout_array(deck.num_types)
+        self.lay = O.layout_array(deck.num_types)
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
+
+    state_type = O.OmgState
+    _over_phase = O.PH_OVER
 
     def _scratch(self, b: int):
         if b > self._cap:

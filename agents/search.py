@@ -88,15 +88,41 @@ class SearchAgent(Agent):
         _, mask = check_batch(observation, action_mask)
         if state is None:
             raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
-        games = np.arange(len(mask), dtype=np.int64) if games is None else np.asarray(games, np.int64)
-        if games.shape != (len(mask),):
-            raise ValueError(f"games must name one state row per observation, got shape {games.shape}")
+        games = self._checked_games(state, games, len(mask))
         b = len(games)
         self._scratch(b)
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
         out = self._out[:b]
         self._search(state, games, seeds, out)
         return out.copy()
+
+    state_type = K.PalaceState
+
+    def _checked_games(self, state, games, rows: int) -> np.ndarray:
+        """``games`` as int64 rows of ``state``, checked: the right kind of state for this ruleset and player
+        count, one row per observation, every row in range and still being played (the kernels trust all this)."""
+        if not isinstance(state, self.state_type):
+            raise ValueError(f"{self.name} needs the engine state of a {self.state_type.__name__} (vg.state), got "
+                             f"{type(state).__name__}")
+        total, n = state.phase.shape[0], state.hand.shape[1]
+        if n != self.rules.num_players or state.rng.shape != (total,):
+            raise ValueError(f"state holds games of {n} players; this agent plays {self.rules.num_players}")
+        if games is None:
+            games = np.arange(rows, dtype=np.int64)
+        g = np.asarray(games)
+        if g.shape != (rows,) or not np.issubdtype(g.dtype, np.integer):
+            raise ValueError(f"games must name one state row per observation ({rows} integers), got {g.dtype} "
+                             f"{g.shape}")
+        bad = np.flatnonzero((g < 0) | (g >= total))
+        if len(bad):
+            raise ValueError(f"games[{int(bad[0])}] = {int(g[bad[0]])} is not a row of the state (0..{total - 1})")
+        g = g.astype(np.int64)
+        over = np.flatnonzero(state.phase[g] == self._over_phase)
+        if len(over):
+            raise ValueError(f"game {int(g[over[0]])} is over: there is no decision to search")
+        return g
+
+    _over_phase = K.PH_OVER
 
     def _search(self, state, games, seeds, out) -> None:
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""

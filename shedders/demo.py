@@ -59,8 +59,11 @@ def main(argv: list[str] | None = None) -> dict:
     for k in kinds:
         if k not in PLAYERS:
             ap.error(f"unknown player {k!r}; built-in: {', '.join(PLAYERS)}")
-    env = shedders.raw_env(args.ruleset, args.players)
-    env.reset(seed=args.seed)
+    try:
+        env = shedders.raw_env(args.ruleset, args.players)
+        env.reset(seed=args.seed)
+    except ValueError as e:
+        ap.error(str(e))
     rng = np.random.default_rng(args.seed)
     seat_kind = {a: kinds[i % len(kinds)] for i, a in enumerate(env.possible_agents)}
     say = (lambda *a: None) if args.quiet else print

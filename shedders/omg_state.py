@@ -12,7 +12,8 @@ shedders adds, for a power that is waiting for a decision:
 - ``power``: the god whose power is resolving (for Hermes: the power it copies);
 - ``chosen``: in ``"discard"`` after a choice, ``{"number": 3}``, ``{"color": "Fire"}`` or ``{"god": "Hera"}``;
 - ``left``: discards left (``"discard"``), or Hera's penalty cards left to deal (``"give"``);
-- ``winner``: the seat that won, when the game is over.
+- ``winner``: the seat that won, when the game is over;
+- ``plies``: decisions made so far (the ply cap counts them; default 0).
 """
 
 from __future__ import annotations
@@ -32,7 +33,50 @@ def _seat(value, n: int, what: str) -> int:
 
 
 def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
-    """Load scenario ``sc`` into game g. Refuses unknown cards, more copies than the deck holds, bad phases."""
+    """Load scenario ``sc`` into game g. Refuses unknown cards, more copies than the deck holds, bad phases and any
+    state in which the player to act has no legal action, with ``s`` untouched (the scenario is checked completely
+    in a scratch game first). The random stream is not written."""
+    commit(s, g, parse(rules, sc))
+
+
+def parse(rules, sc: dict) -> O.OmgState:
+    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
+    deck = rules.deck
+    t = O.alloc_state(1, rules.num_players, deck.num_types, deck.num_cards)
+    try:
+        _build(t, 0, rules, sc)
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:  # a value of the wrong type
+        raise ValueError(f"malformed scenario: {type(e).__name__}: {e}") from None
+    if t.phase[0] != O.PH_OVER:
+        mask = np.zeros(int(O.action_layout(deck.num_types)["n_actions"]), np.int8)
+        ids = np.zeros(len(mask), np.int16)
+        if O.legal_mask_nb(t, 0, rules.to_params(), deck.table(), O.layout_array(deck.num_types), mask, ids) == 0:
+            raise ValueError(f"scenario leaves current_player {int(t.turn[0])} with no legal action in phase "
+                             f"{O.PHASE_NAMES[t.phase[0]]!r}")
+    return t
+
+
+def commit(s, g: int, t) -> None:
+    """Copy the one-game state ``t`` (from :func:`parse`) into row ``g`` of ``s``, all but the random stream."""
+    for name, dst, src in zip(t._fields, s, t):
+        if name != "rng":
+            dst[g] = src[0]
+
+
+def _flag(value, where: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{where} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _count(value, lo: int, hi: int, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise ValueError(f"{where} must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
+    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
     if sc.get("ruleset", "omg") != "omg":
@@ -44,29 +88,33 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
     used = np.zeros(deck.num_types, np.int64)
 
     def card(x: Any, where: str) -> int:
-        if x not in index:
+        if not isinstance(x, str) or x not in index:
             raise ValueError(f"unknown card {x!r} in {where}; cards look like {names[0]!r} (see the deck file)")
         used[index[x]] += 1
         return index[x]
 
+    def cards(value, where: str) -> list:
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"{where} must be a list of cards, got {value!r}")
+        return list(value)
+
     players = sc.get("players", [])
     if not isinstance(players, list) or len(players) != n:
         raise ValueError(f"players must list {n} seats, got {len(players) if isinstance(players, list) else players!r}")
-    s.hand[g] = 0
-    s.hsize[g] = 0
-    s.skip[g] = 0
     for q, pl in enumerate(players):
+        if not isinstance(pl, dict):
+            raise ValueError(f"players[{q}] must be a dict, got {pl!r}")
         unknown = set(pl) - {"hand", "finished", "skip_next"}
         if unknown:
             raise ValueError(f"unknown keys {sorted(unknown)} for player {q}; allowed: hand, finished, skip_next")
-        for c in pl.get("hand", []):
+        for c in cards(pl.get("hand", []), f"players[{q}].hand"):
             s.hand[g, q, card(c, f"player {q}'s hand")] += 1
         s.hsize[g, q] = int(s.hand[g, q].sum())
-        s.skip[g, q] = 1 if pl.get("skip_next", False) else 0
-    pile = [card(c, "pile") for c in sc.get("pile", [])]
+        s.skip[g, q] = 1 if _flag(pl.get("skip_next", False), f"players[{q}].skip_next") else 0
+    pile = [card(c, "pile") for c in cards(sc.get("pile", []), "pile")]
     if not pile:
         raise ValueError("the pile needs at least its top card")
-    dk = [card(c, "deck") for c in sc.get("deck", [])]
+    dk = [card(c, "deck") for c in cards(sc.get("deck", []), "deck")]
     over = np.flatnonzero(used > np.asarray(deck.count))
     if len(over):
         t = int(over[0])
@@ -76,7 +124,7 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
     s.deck_len[g] = len(dk)
     s.deck[g, : len(dk)] = dk[::-1]  # the next card is the deck's top
     phase = sc.get("phase", "play")
-    if phase not in O.PHASE_NAMES:
+    if not isinstance(phase, str) or phase not in O.PHASE_NAMES:
         raise ValueError(f"unknown phase {phase!r}; allowed: {', '.join(O.PHASE_NAMES)}")
     ph = O.PHASE_NAMES.index(phase)
     s.phase[g] = ph
@@ -89,15 +137,18 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
     s.winner[g] = -1
     s.terminated[g] = False
     s.truncated[g] = False
-    s.plies[g] = 0
+    s.plies[g] = _count(sc.get("plies", 0), 0, rules.ply_cap - 1, "plies")
     s.rewards[g] = 0.0
     revealed = sc.get("revealed")
     if revealed is not None:
-        if revealed not in index or not dk or index[revealed] != dk[0]:
+        if not isinstance(revealed, str) or revealed not in index or not dk or index[revealed] != dk[0]:
             raise ValueError(f"revealed must be the deck's top card (the first of 'deck'), got {revealed!r}")
         s.revealed[g] = index[revealed]
-    finished = [q for q, pl in enumerate(players) if pl.get("finished", False)]
-    placing = list(sc.get("placing", finished))
+    finished = [q for q, pl in enumerate(players) if _flag(pl.get("finished", False), f"players[{q}].finished")]
+    placing = sc.get("placing", finished)
+    if not isinstance(placing, (list, tuple)):
+        raise ValueError(f"placing must be a list of seats, got {placing!r}")
+    placing = list(placing)
     if ph == O.PH_OVER:
         winner = sc.get("winner", placing[0] if placing else None)
         if winner is None:
@@ -109,25 +160,31 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
         return
     if finished or placing:
         raise ValueError("in omg the first player out wins and the game ends: a live game has no finished player")
-    s.turn[g] = _seat(sc.get("current_player", 0), n, "current_player")
+    p = s.turn[g] = _seat(sc.get("current_player", 0), n, "current_player")
     power = sc.get("power")
+    for q in range(n):  # seed 001: "The winner of the game is the player who gets to empty his hand first!"
+        if q != p and s.hsize[g, q] == 0:
+            raise ValueError(f"players[{q}] has an empty hand: in omg that player has already won (only the "
+                             f"player to act may have emptied it, during its own turn)")
+    if s.hsize[g, p] == 0 and ph in (O.PH_PLAY, O.PH_CHOOSE, O.PH_DISCARD):
+        raise ValueError(f"current_player {p} has an empty hand in phase {phase!r}: in omg a player whose hand "
+                         f"empties wins at the end of that turn, and a choice or discard needs cards")
     if ph == O.PH_PLAY:
         if power is not None:
             raise ValueError("'power' is for a power waiting for a decision, not the 'play' phase")
         return
-    if power not in GODS:
+    if not isinstance(power, str) or power not in GODS:
         raise ValueError(f"phase {phase!r} needs 'power', one of {', '.join(GODS)}; got {power!r}")
     god = GODS.index(power)
     s.power[g] = god
     left = sc.get("left", 0)
-    p = int(s.turn[g])
     if ph == O.PH_TARGET:
         if god not in (O.ZEUS, O.APHRODITE):
             raise ValueError(f"phase 'target' is for Zeus or Aphrodite, not {power}")
     elif ph == O.PH_GIVE:
-        if god != O.HERA or not isinstance(left, int) or left < 1:
+        if god != O.HERA:
             raise ValueError("phase 'give' is Hera's, with 'left' >= 1 penalty cards to deal")
-        s.left[g] = left
+        s.left[g] = _count(left, 1, 127, "left (Hera's penalty cards left to deal)")
     elif ph == O.PH_CHOOSE:
         kinds = {O.ARTEMIS: O.F_NUMBER, O.DEMETER: O.F_COLOR, O.POSEIDON: O.F_GOD, O.APOLLO: O.F_ATTR}
         if god not in kinds:
@@ -135,14 +192,10 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
         if god == O.APOLLO and s.revealed[g] < 0:
             raise ValueError("Apollo's 'choose' needs the revealed card ('revealed')")
         s.fkind[g] = kinds[god]
-        if s.hsize[g, p] == 0:
-            raise ValueError("a 'choose' phase needs cards in the chooser's hand")
     elif ph == O.PH_DISCARD:
         if god not in (O.ATHENA, O.HEPHAESTUS, O.ARTEMIS, O.DEMETER, O.POSEIDON, O.APOLLO):
             raise ValueError(f"phase 'discard' is for a discarding power, not {power}")
-        if not isinstance(left, int) or left < 1:
-            raise ValueError("phase 'discard' needs 'left' >= 1")
-        s.left[g] = left
+        s.left[g] = _count(left, 1, 127, "left (discards left)")
         chosen = sc.get("chosen")
         if god in (O.ATHENA, O.HEPHAESTUS):
             if chosen:
@@ -151,17 +204,15 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
             if not isinstance(chosen, dict) or len(chosen) != 1:
                 raise ValueError("'chosen' must be one of {'number': 3}, {'color': 'Fire'}, {'god': 'Hera'}")
             (key, val), = chosen.items()
-            if key == "number" and isinstance(val, int) and 1 <= val <= O.MAXN:
+            if key == "number" and isinstance(val, int) and not isinstance(val, bool) and 1 <= val <= O.MAXN:
                 s.fkind[g], s.fval[g] = O.F_NUMBER, val
-            elif key == "color" and val in COLORS:
+            elif key == "color" and isinstance(val, str) and val in COLORS:
                 s.fkind[g], s.fval[g] = O.F_COLOR, COLORS.index(val)
-            elif key == "god" and val in GODS:
+            elif key == "god" and isinstance(val, str) and val in GODS:
                 s.fkind[g], s.fval[g] = O.F_GOD, GODS.index(val)
             else:
                 raise ValueError(f"bad 'chosen' {chosen!r}")
             s.upto[g] = 1
-        if s.hsize[g, p] == 0:
-            raise ValueError("a 'discard' phase needs cards in the discarding player's hand")
 
 
 def to_dict(s: O.OmgState, g: int, rules) -> dict:
@@ -183,6 +234,7 @@ def to_dict(s: O.OmgState, g: int, rules) -> dict:
         "deck": [names[t] for t in s.deck[g, : s.deck_len[g]][::-1]],
         "revealed": names[s.revealed[g]] if s.revealed[g] >= 0 else None,
         "placing": [winner] if winner is not None else [],
+        "plies": int(s.plies[g]),
     }
     if s.power[g] >= 0 and not over and s.phase[g] != O.PH_PLAY:
         d["power"] = GODS[s.power[g]]

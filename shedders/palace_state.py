@@ -70,7 +70,49 @@ def _seat(value, n: int, what: str, allow_none: bool = False) -> int:
 
 
 def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
-    """Load scenario ``sc`` into row ``g`` of ``s``; raises ValueError for a malformed or impossible one."""
+    """Load scenario ``sc`` into row ``g`` of ``s``; raises ValueError for a malformed or impossible one, with
+    ``s`` untouched (the scenario is checked completely in a scratch game first). The random stream is not
+    written."""
+    commit(s, g, parse(rules, sc))
+
+
+def parse(rules: PalaceRules, sc: dict) -> K.PalaceState:
+    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
+    t = K.alloc_state(1, rules.num_players, rules.num_cards)
+    try:
+        _build(t, 0, rules, sc)
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:  # a value of the wrong type
+        raise ValueError(f"malformed scenario: {type(e).__name__}: {e}") from None
+    return t
+
+
+def commit(s, g: int, t) -> None:
+    """Copy the one-game state ``t`` (from :func:`parse`) into row ``g`` of ``s``, all but the random stream."""
+    for name, dst, src in zip(t._fields, s, t):
+        if name != "rng":
+            dst[g] = src[0]
+
+
+def _card_list(value, where: str) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where} must be a list of cards, got {value!r}")
+    return list(value)
+
+
+def _flag(value, where: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{where} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _small_int(value, lo: int, hi: int, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise ValueError(f"{where} must be an integer in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
+    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
     n = rules.num_players
@@ -81,10 +123,11 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if not isinstance(players, (list, tuple)) or len(players) != n:
         raise ValueError(f"scenario needs 'players', a list of {n} seats")
     phase_name = sc.get("phase", "play")
-    if phase_name not in PHASE_INDEX or phase_name == "over":
+    if not isinstance(phase_name, str) or phase_name not in PHASE_INDEX or phase_name == "over":
         allowed = [p for p in K.PHASE_NAMES if p != "over"]
         raise ValueError(f"unknown phase {phase_name!r}; allowed: {', '.join(allowed)}")
     phase = PHASE_INDEX[phase_name]
+    og, fat = rules.family == K.FAM_OG, rules.family == K.FAM_FAT
     total = np.zeros(K.R, np.int64)
     hands, ups, downs, knowns, finished = [], [], [], [], []
     for i, pl in enumerate(players):
@@ -95,7 +138,8 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             raise ValueError(f"players[{i}] has unknown keys {sorted(unknown)}")
         h = _counts(pl.get("hand", []), f"players[{i}].hand")
         u = _counts(pl.get("face_up", []), f"players[{i}].face_up")
-        d = [_rank(c, f"players[{i}].face_down") for c in pl.get("face_down", [])]
+        where = f"players[{i}].face_down"
+        d = [_rank(c, where) for c in _card_list(pl.get("face_down", []), where)]
         kn = _counts(pl.get("known", []), f"players[{i}].known")
         if len(d) > 3:
             raise ValueError(f"players[{i}].face_down holds at most 3 cards, got {len(d)}")
@@ -103,7 +147,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             raise ValueError(f"players[{i}].known must be cards of the hand")
         if h.sum() > 127 or u.sum() > 127:
             raise ValueError(f"players[{i}] holds too many cards")
-        fin = bool(pl.get("finished", False))
+        fin = _flag(pl.get("finished", False), f"players[{i}].finished")
         if fin and (h.sum() or u.sum() or d):
             raise ValueError(f"players[{i}] is finished but still holds cards")
         total += h + u
@@ -124,7 +168,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             r = a = _rank(c, "pile")
         pile.append(r)
         pile_as.append(a)
-    deck = [_rank(c, "deck") for c in sc.get("deck", [])]
+    deck = [_rank(c, "deck") for c in _card_list(sc.get("deck", []), "deck")]
     out = _counts(sc.get("out_of_play", []), "out_of_play")
     for r in pile + deck:
         total[r] += 1
@@ -136,13 +180,24 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             f"scenario holds more cards of rank {', '.join(bad)} than the {rules.name} deck "
             f"({', '.join(f'{K.RANK_NAMES[r]}: {limit[r]}' for r in range(K.R) if total[r] > limit[r])})"
         )
-    pile_by = list(sc.get("pile_by", [-1] * len(pile)))
-    if len(pile_by) != len(pile) or not all(isinstance(b, (int, np.integer)) and -1 <= b < n for b in pile_by):
+    pile_by = sc.get("pile_by", [-1] * len(pile))
+    if (not isinstance(pile_by, (list, tuple)) or len(pile_by) != len(pile)
+            or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) and -1 <= b < n
+                       for b in pile_by)):
         raise ValueError(f"pile_by must list a seat (or -1) for each of the {len(pile)} pile cards")
     if sum(not f for f in finished) < 2:
         raise ValueError("a scenario needs at least two players still in the game")
+    if deck:
+        # seed 003 "Draw back to 3 while the deck lasts"; seed 000 "Any time you have less than three cards in your
+        # hand, you must immediately draw"; seed 002 "at least 3 cards in hand at the end of your turn". A short
+        # hand is a convenient scenario (it draws after its next play), but an empty one could never play: while
+        # the deck lasts its player may only use the hand.
+        empty = [i for i in range(n) if not finished[i] and hands[i].sum() == 0]
+        if empty:
+            raise ValueError(f"players[{empty[0]}].hand is empty while the deck holds {len(deck)} cards: a player "
+                             f"still in draws back to 3 while the deck lasts")
     direction = sc.get("direction", 1)
-    if direction not in (1, -1):
+    if isinstance(direction, bool) or direction not in (1, -1):
         raise ValueError(f"direction must be 1 or -1, got {direction!r}")
     cur = _seat(sc.get("current_player", 0), n, "current_player")
     if finished[cur]:
@@ -152,14 +207,15 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     placing = sc.get("placing")
     if placing is None:
         placing = [i for i in range(n) if finished[i]]
-    if sorted(placing) != [i for i in range(n) if finished[i]]:
+    if (not isinstance(placing, (list, tuple))
+            or not all(isinstance(p, int) and not isinstance(p, bool) for p in placing)
+            or sorted(placing) != [i for i in range(n) if finished[i]]):
         raise ValueError("placing must list exactly the finished seats")
     plies = sc.get("plies", 0)
-    if not isinstance(plies, (int, np.integer)) or not 0 <= plies < rules.ply_cap:
+    if isinstance(plies, bool) or not isinstance(plies, (int, np.integer)) or not 0 <= plies < rules.ply_cap:
         raise ValueError(f"plies must be in 0..{rules.ply_cap - 1}, got {plies!r}")
 
     # Phase-specific checks: an impossible phase is refused.
-    og, fat = rules.family == K.FAM_OG, rules.family == K.FAM_FAT
     top_joker = bool(pile) and pile_as[-1] == K.RJOKER
     if phase == K.PH_SETUP and not rules.swap_phase and not og:
         raise ValueError("phase 'setup' needs the swap phase (rule swap_phase)")
@@ -181,9 +237,24 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         resume = -1
     else:
         resume = _seat(sc["resume_player"], n, "resume_player")
+    if phase == K.PH_SNEAK and (resume < 0 or finished[resume]):
+        raise ValueError(f"phase 'sneak' needs 'resume_player', a seat still in the game who decides when the "
+                         f"window closes; got {sc.get('resume_player')!r}")
     resume_phase = sc.get("resume_phase", "play")
-    if resume_phase not in ("play", "eat"):
+    if not isinstance(resume_phase, str) or resume_phase not in ("play", "eat"):
         raise ValueError(f"resume_phase must be 'play' or 'eat', got {resume_phase!r}")
+    if phase == K.PH_SETUP and og:
+        # seed 000 "Each player must choose three covers": seats before current_player have their three, the
+        # others pick theirs from the hand one at a time, and setup ends only when every seat has three.
+        for i in range(n):
+            ups_i = int(ups[i].sum())
+            if finished[i]:
+                raise ValueError(f"og setup: players[{i}] cannot have gone out before play starts")
+            if i < cur and ups_i != 3:
+                raise ValueError(f"og setup: players[{i}] (before current_player) must have its 3 covers face up")
+            if i >= cur and (ups_i >= 3 or ups_i + int(hands[i].sum()) < 3):
+                raise ValueError(f"og setup: players[{i}] must still need covers and hold enough cards for 3 "
+                                 f"(face_up {ups_i}, hand {int(hands[i].sum())})")
     last_play = sc.get("last_play")
     last_rank = -1 if last_play is None else _rank(last_play, "last_play")
     if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not rules.nominate_a:
@@ -195,9 +266,9 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if phase == K.PH_PLAY and top_joker:
         raise ValueError("a Joker on top of the pile opens a window: use phase 'counter' or 'eat'")
     if phase in (K.PH_ANSWER, K.PH_EAT):
-        if target < 0:
+        if target < 0 and not (og and phase == K.PH_EAT and "target" in sc):  # og's eat after a 3 has none
             target = cur
-        if target != cur:
+        if target >= 0 and target != cur:
             raise ValueError(f"in phase {phase_name!r} current_player must be the target")
     if phase == K.PH_COUNTER:
         if target < 0 or finished[target]:
@@ -231,12 +302,12 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     s.win_by[g] = win_by
     s.resume[g] = resume
     s.resume_phase[g] = PHASE_INDEX[resume_phase]
-    s.oot[g] = bool(sc.get("out_of_turn", False))
+    s.oot[g] = _flag(sc.get("out_of_turn", False), "out_of_turn")
     s.last_rank[g] = last_rank
     if phase == K.PH_SNEAK:
         if "ask" in sc or "ask_left" in sc:
             s.ask[g] = _seat(sc.get("ask"), n, "ask")
-            s.ask_left[g] = int(sc.get("ask_left", 0))
+            s.ask_left[g] = _small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
         else:  # the window goes once round from the left of sneak_by; cur was asked just now
             j = (cur - win_by) % n
             s.ask[g] = (cur + 1) % n
@@ -244,7 +315,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if phase == K.PH_COUNTER:
         if "ask" in sc or "ask_left" in sc:
             s.ask[g] = _seat(sc.get("ask"), n, "ask")
-            s.ask_left[g] = int(sc.get("ask_left", 0))
+            s.ask_left[g] = _small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
         else:  # the asking goes once round the table from the target; cur was asked just now
             j = ((cur - target) * direction) % n
             s.ask[g] = (cur + direction) % n

@@ -33,6 +33,15 @@ def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
     return np.random.SeedSequence(int(seed)).generate_state(start + num_games, np.uint64)[start:]
 
 
+def _int_array(values, shape: tuple, what: str) -> np.ndarray:
+    """``values`` as an integer array of ``shape``; ``ValueError`` naming ``what`` otherwise (a float, an object
+    array of Python ints too large for int64, a wrong length). Booleans are not integers here."""
+    a = np.asarray(values)
+    if a.shape != shape or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"{what} must be an integer array of shape {shape}, got {a.dtype} {a.shape}")
+    return a
+
+
 class VectorGame:
     """A batch of ``num_envs`` games of one ruleset, stepped together.
 
@@ -67,22 +76,33 @@ class VectorGame:
         autoreset: bool = True,
         **options,
     ):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.rules = make_rules(ruleset, num_players, **options)
-        self.ruleset = ruleset
-        self.num_envs = b = int(num_envs)
-        self.num_players = n = self.rules.num_players
-        self.seed = seed
-        self.autoreset = bool(autoreset)
-        self._seeds = game_seeds(seed, b)
-        if num_threads is not None:
-            numba.set_num_threads(int(num_threads))
+        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, options)
         self.params = self.rules.to_params()
         self.state = K.alloc_state(b, n, self.rules.num_cards)
         self.observation_size = K.observation_size(n)
         self.num_actions = K.N_ACTIONS
         self._alloc_buffers()
+
+    def _setup(self, ruleset, num_envs, num_players, seed, num_threads, autoreset, options) -> tuple[int, int]:
+        """The arguments every ruleset's batch shares, checked before anything is set: (num_envs, num_players)."""
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise ValueError(f"autoreset must be True or False, got {autoreset!r}")
+        cores = numba.config.NUMBA_NUM_THREADS
+        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
+                                        or not 1 <= num_threads <= cores):
+            raise ValueError(f"num_threads must be an integer in 1..{cores} (or None: all), got {num_threads!r}")
+        self.rules = make_rules(ruleset, num_players, **options)
+        self.ruleset = ruleset
+        self.num_envs = b = int(num_envs)
+        self.num_players = n = self.rules.num_players
+        self._seeds = game_seeds(seed, b)
+        self.seed = seed
+        self.autoreset = bool(autoreset)
+        if num_threads is not None:
+            numba.set_num_threads(int(num_threads))
+        return b, n
 
     def _alloc_buffers(self) -> None:
         """The batch-first arrays every ruleset's engine writes in place."""
@@ -103,15 +123,20 @@ class VectorGame:
     def _deal_seeds(self, seeds) -> np.ndarray:
         if seeds is None:
             return self._seeds
-        deal = np.asarray(seeds)
-        if deal.shape != (self.num_envs,) or not np.issubdtype(deal.dtype, np.integer):
-            raise ValueError(f"seeds must be {self.num_envs} integers, got {deal.dtype} {deal.shape}")
+        deal = _int_array(seeds, (self.num_envs,), "seeds")
+        if np.issubdtype(deal.dtype, np.signedinteger) and (deal < 0).any():
+            g = int(np.flatnonzero(deal < 0)[0])
+            raise ValueError(f"seeds must be non-negative, got {int(deal[g])} for game {g}")
         return deal.astype(np.uint64)
 
     def _checked_actions(self, actions, check: bool, first_illegal) -> np.ndarray:
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        a = _int_array(actions, (self.num_envs,), "actions")
+        if check:
+            out = np.flatnonzero((a < -1) | (a >= self.num_actions))
+            if len(out):  # before the conversion to int64, which would wrap a huge value
+                g = int(out[0])
+                raise ValueError(f"action {int(a[g])} in game {g} is not an action id (0..{self.num_actions - 1}, "
+                                 f"or -1 to leave the game untouched)")
         if a.dtype != np.int64:
             self._actions[:] = a
             a = self._actions
@@ -121,6 +146,19 @@ class VectorGame:
                 legal = np.flatnonzero(self.action_mask[bad])
                 raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
         return a
+
+    def _checked_seats(self, seats) -> np.ndarray:
+        seats = _int_array(seats, (self.num_envs,), "seats")
+        out = np.flatnonzero((seats < 0) | (seats >= self.num_players))
+        if len(out):
+            g = int(out[0])
+            raise ValueError(f"seat {int(seats[g])} in game {g} is not a seat (0..{self.num_players - 1})")
+        return seats.astype(np.int64)
+
+    def _checked_game(self, g) -> int:
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs:
+            raise ValueError(f"game must be an integer in 0..{self.num_envs - 1}, got {g!r}")
+        return int(g)
 
     def reset(self, seeds=None):
         """Deal every game afresh from the seed; returns (observation, action_mask).
@@ -148,7 +186,11 @@ class VectorGame:
     def step(self, actions, check: bool = True):
         """Apply ``actions`` (int array, shape (num_envs,); -1 leaves a game untouched this step).
 
-        With ``check`` (the default) a masked action raises ``ValueError`` before any game moves.
+        With ``check`` (the default) an action that is not an id, or is masked, raises ``ValueError`` naming the
+        game and the action before any game moves. ``check=False`` is the fast path for callers whose actions come
+        from the mask (policies that mask their logits, ``sample_legal``): it still checks the array's shape and
+        dtype, but trusts every value to be -1 or legal in its game. An illegal value there is not caught and
+        leaves that game in an unspecified state (never another game: each game reads only its own row).
         Returns (observation, action_mask, rewards, terminated, truncated), the arrays updated in place.
         """
         a = self._checked_actions(actions, check, K.first_illegal_nb)
@@ -170,7 +212,7 @@ class VectorGame:
 
     def observe(self, seats) -> np.ndarray:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
-        seats = np.asarray(seats, np.int64)
+        seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
         K.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, out)
         return out
@@ -179,7 +221,7 @@ class VectorGame:
         """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
         from shedders import palace_state
 
-        return palace_state.to_dict(self.state, g, self.rules)
+        return palace_state.to_dict(self.state, self._checked_game(g), self.rules)
 
     @property
     def state_bytes_per_game(self) -> int:
@@ -196,25 +238,14 @@ class OmgVectorGame(VectorGame):
     def __init__(self, ruleset: str, num_envs: int, num_players: int = 4, seed: int = 0,
                  num_threads: int | None = None, autoreset: bool = True, **options):
         from shedders.engine import omg as O
-        from shedders.envs.omg_env import layout_array
 
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, options)
         self._O = O
-        self.rules = make_rules(ruleset, num_players, **options)
-        self.ruleset = ruleset
-        self.num_envs = b = int(num_envs)
-        self.num_players = n = self.rules.num_players
-        self.seed = seed
-        self.autoreset = bool(autoreset)
-        self._seeds = game_seeds(seed, b)
-        if num_threads is not None:
-            numba.set_num_threads(int(num_threads))
         deck = self.rules.deck
         self.params = self.rules.to_params()
         self._cards = deck.table()
         self._counts = np.asarray(deck.count, np.int64)
-        self._lay = layout_array(deck.num_types)
+        self._lay = O.layout_array(deck.num_types)
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
         self.state = O.alloc_state(b, n, deck.num_types, deck.num_cards)
         self.observation_size = O.observation_size(n, deck.num_types)
@@ -250,7 +281,7 @@ class OmgVectorGame(VectorGame):
                                       self.legal_ids)
 
     def observe(self, seats) -> np.ndarray:
-        seats = np.asarray(seats, np.int64)
+        seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
         self._O.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, self._cards, out)
         return out
@@ -258,4 +289,4 @@ class OmgVectorGame(VectorGame):
     def state_dict(self, g: int) -> dict:
         from shedders import omg_state
 
-        return omg_state.to_dict(self.state, g, self.rules)
+        return omg_state.to_dict(self.state, self._checked_game(g), self.rules)

@@ -106,24 +106,31 @@ def test_the_same_seed_gives_the_same_game(cfg):
 
 def shuffle_hidden(env, viewer: int, rng):
     """The same position with everything ``viewer`` cannot see reshuffled: other hands and the deck order (the
-    revealed card stays the deck's top)."""
-    st_ = env.state_dict()
-    n = len(st_["players"])
-    keep_top = st_["revealed"] is not None
-    pool = st_["deck"][1:] if keep_top else list(st_["deck"])
-    for q in range(n):
-        if q != viewer:
-            pool += st_["players"][q]["hand"]
-    pool = list(rng.permutation(pool))
-    for q in range(n):
-        if q != viewer:
-            k = len(st_["players"][q]["hand"])
-            st_["players"][q]["hand"], pool = pool[:k], pool[k:]
-    st_["deck"] = ([st_["deck"][0]] if keep_top else []) + pool
-    other = shedders.raw_env("omg", n)
-    other.reset(seed=0, options={"scenario": st_})
-    other._state.plies[0] = env._state.plies[0]
-    return other
+    revealed card stays the deck's top). Only possible worlds are drawn: a reshuffle the scenario loader refuses
+    (Apollo's choice pending for a player who, in that world, holds no card matching the revealed one; the engine
+    skips the choice then, so the pending choice tells everyone such a card is held) is drawn again."""
+    for _ in range(200):
+        st_ = env.state_dict()
+        n = len(st_["players"])
+        keep_top = st_["revealed"] is not None
+        pool = st_["deck"][1:] if keep_top else list(st_["deck"])
+        for q in range(n):
+            if q != viewer:
+                pool += st_["players"][q]["hand"]
+        pool = list(rng.permutation(pool))
+        for q in range(n):
+            if q != viewer:
+                k = len(st_["players"][q]["hand"])
+                st_["players"][q]["hand"], pool = pool[:k], pool[k:]
+        st_["deck"] = ([st_["deck"][0]] if keep_top else []) + pool
+        other = shedders.raw_env("omg", n)
+        try:
+            other.reset(seed=0, options={"scenario": st_})
+        except ValueError as e:
+            assert "no legal action in phase 'choose'" in str(e), e  # the only impossible world a shuffle makes
+            continue
+        return other
+    raise AssertionError("no possible world in 200 reshuffles")
 
 
 @SETTINGS

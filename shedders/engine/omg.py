@@ -50,6 +50,16 @@ def action_layout(num_types: int) -> dict[str, int]:
     return out
 
 
+#: the order of ``layout_array``: the base ids the kernels take as ``lay[0]`` ... ``lay[8]``
+LAYOUT_KINDS = ("play", "target", "number", "color", "god", "attribute", "discard", "stop", "give")
+
+
+def layout_array(num_types: int) -> np.ndarray:
+    """The action bases of ``action_layout`` as the int64 array the kernels read, in ``LAYOUT_KINDS`` order."""
+    lay = action_layout(num_types)
+    return np.array([lay[k] for k in LAYOUT_KINDS], np.int64)
+
+
 OmgState = namedtuple(
     "OmgState",
     [

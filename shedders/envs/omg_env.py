@@ -7,7 +7,9 @@ from gymnasium import spaces
 
 from shedders import omg_state
 from shedders.engine import omg as O
-from shedders.envs.palace_env import OrderEnforcing, ShedEnv, _as_int, layout_slices, layout_table
+from shedders.envs.palace_env import (OrderEnforcing, ShedEnv, _as_int, _scenario_option, layout_slices,
+                                      layout_table)
+from shedders.engine.omg import layout_array  # noqa: F401  (kept importable from here)
 from shedders.omg_deck import COLORS, GODS
 from shedders.rules import OmgRules, make_rules
 
@@ -36,12 +38,6 @@ def action_names(rules: OmgRules) -> tuple[str, ...]:
     return tuple(names)
 
 
-def layout_array(num_types: int) -> np.ndarray:
-    lay = O.action_layout(num_types)
-    return np.array([lay[k] for k in ("play", "target", "number", "color", "god", "attribute", "discard", "stop",
-                                      "give")], np.int64)
-
-
 def observation_table(num_players: int, num_types: int = 96) -> str:
     return layout_table(O.observation_layout(num_players, num_types))
 
@@ -68,7 +64,7 @@ class OmgEnv(ShedEnv):
         self._params = rules.to_params()
         self._cards = deck.table()
         self._counts = np.asarray(deck.count, np.int64)
-        self._lay = layout_array(deck.num_types)
+        self._lay = O.layout_array(deck.num_types)
         self._names = action_names(rules)
         self._action_ids = {name: i for i, name in enumerate(self._names)}
         self.num_actions = len(self._names)
@@ -96,12 +92,13 @@ class OmgEnv(ShedEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
+        scenario = _scenario_option(options)
+        loaded = None if scenario is None else omg_state.parse(self.rules, scenario)  # checked before any write
         game_seed = self._game_seed(seed, O.next_game_seed_nb)
-        scenario = (options or {}).get("scenario")
-        if scenario is None:
+        if loaded is None:
             O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask, self._ids)
         else:
-            omg_state.from_dict(s, 0, self.rules, scenario)
+            omg_state.commit(s, 0, loaded)
             s.rng[0] = O.splitmix64_nb(np.uint64(game_seed))
             O.legal_mask_nb(s, 0, self._params, self._cards, self._lay, self._mask, self._ids)
         over = s.phase[0] == O.PH_OVER

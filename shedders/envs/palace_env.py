@@ -49,6 +49,10 @@ def action_names() -> tuple[str, ...]:
 
 
 ACTION_NAMES = action_names()
+
+#: env versions by ruleset (``shedders_<ruleset>_v<N>``, module ``<ruleset>_v<N>``); a change that alters play
+#: bumps it and says why in the module's version history (``shedders.envs._docs.VERSION_NOTES``)
+VERSIONS = {"house": 1}
 ACTION_IDS = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 
@@ -107,10 +111,8 @@ class ShedEnv(AECEnv):
         return [names[a] for a in self.legal_actions()]
 
     def _illegal_message(self, action) -> str:
-        try:
-            name = self.action_names[int(action)]
-        except (TypeError, ValueError, IndexError, OverflowError):
-            name = "not an action id"
+        a = _as_int(action)
+        name = self.action_names[a] if 0 <= a < len(self.action_names) else "not an action id"
         return (
             f"action {action!r} ({name}) is not legal for {self.agent_selection}; "
             f"legal: {', '.join(self.legal_action_names())}"
@@ -132,7 +134,7 @@ class ShedEnv(AECEnv):
         """The deal's seed: from ``seed`` (game 0 of ``VectorGame(seed=seed)``); else the next deal of the game's own
         stream (``next_seed``, as VectorGame deals a finished game's next one); else fresh entropy."""
         if seed is not None:
-            game_seed = game_seeds(seed, 1)[0]
+            game_seed = game_seeds(seed, 1)[0]  # ValueError for a bad seed, before anything changes
         elif self._dealt:
             game_seed = np.uint64(next_seed(self._state, 0))
         else:
@@ -152,7 +154,7 @@ class PalaceEnv(ShedEnv):
             raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human, None")
         self.rules = rules
         self.render_mode = render_mode
-        self.metadata = dict(self.metadata, name=f"shedders_{rules.name}_v0")
+        self.metadata = dict(self.metadata, name=f"shedders_{rules.name}_v{VERSIONS.get(rules.name, 0)}")
         n = rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -187,12 +189,13 @@ class PalaceEnv(ShedEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
+        scenario = _scenario_option(options)
+        loaded = None if scenario is None else palace_state.parse(self.rules, scenario)  # checked before any write
         game_seed = self._game_seed(seed, K.next_game_seed_nb)
-        scenario = (options or {}).get("scenario")
-        if scenario is None:
+        if loaded is None:
             K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)
         else:
-            palace_state.from_dict(s, 0, self.rules, scenario)
+            palace_state.commit(s, 0, loaded)
             s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))  # the scenario's random stream
             K.legal_mask_nb(s, 0, self._params, self._mask, self._ids)
         self.agents = [a for i, a in enumerate(self.possible_agents) if not s.finished[0, i]]
@@ -294,12 +297,23 @@ def fatality_info(last_rank: int) -> dict:
 
 
 def _as_int(action) -> int:
-    """An integer action id, or -1 for anything that is not one (None, a float, a string)."""
-    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-        return int(action)
+    """An integer action id, or -1 for anything that is not one (None, a float, a string, a number too large for
+    any action space), so that every bad action meets the same ``ValueError``."""
     if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        return int(action)
+        action = action.item()
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        a = int(action)
+        return a if 0 <= a < 2**31 else -1
     return -1
+
+
+def _scenario_option(options):
+    """``options["scenario"]`` (None without one); ``options`` must be a dict or None. Other keys are ignored."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+    return options.get("scenario")
 
 
 def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs) -> PalaceEnv:

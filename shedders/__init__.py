@@ -51,10 +51,13 @@ def _register() -> None:
         from pettingzoo.env_registry.registration import aec_registry, register
     except ImportError:  # an older PettingZoo without a registry
         return
+    from shedders.envs.palace_env import VERSIONS
+
     for name in ("og", "fatality", "core", "south_african", "house", "omg"):
-        env_id = f"shedders/{name}-v0"
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point=f"shedders.envs.{name}_v0:env")
+        for v in range(VERSIONS.get(name, 0) + 1):  # every version still importable (house_v0 is house_v1)
+            env_id = f"shedders/{name}-v{v}"
+            if env_id not in aec_registry:
+                register("aec", env_id, entry_point=f"shedders.envs.{name}_v{v}:env")
 
 
 _register()

@@ -67,6 +67,21 @@ def test_voluntary_pickup_off_pickup_only_when_nothing_is_legal():
     assert env.legal_action_names() == ["pickup"]
 
 
+@pytest.mark.parametrize("base", ["core", "south_african"])
+def test_anyone_holding_a_3_goes_first_also_when_a_plain_2_is_lower(base):
+    """seed 003: "Anyone holding a 3 in their hole cards goes first. Nobody has one? The player with the lowest
+    plain card starts." With reset_2 off a 2 is a plain card, the lowest there is, but the 3 is looked for
+    first."""
+    players = [P("9 K", up="4 6 8"), P("2 J", up="4 6 8"), P("3 Q", up="4 6 9")]
+    env = make("house", players, phase="setup", current=2, base=base, rules={"reset_2": False})
+    act(env, "ready")  # the last seat is done: play starts
+    assert state(env)["phase"] == "play" and env.agent_selection == "player_2"
+    players[2] = P("5 Q", up="4 6 9")  # nobody holds a 3: the lowest plain card, the 2, starts
+    env = make("house", players, phase="setup", current=2, base=base, rules={"reset_2": False})
+    act(env, "ready")
+    assert env.agent_selection == "player_1"
+
+
 def test_swap_phase_toggle_off_starts_play_at_once():
     env = shedders.raw_env("house", 3, rules={"swap_phase": False})
     env.reset(seed=1)

@@ -504,8 +504,11 @@ def start_play_nb(s, g, params):
                 pick -= 1
     starter = 0
     found = False
-    for r in range(R):
-        if is_powered_nb(r, params):
+    for i in range(R):
+        # seed 003: "Anyone holding a 3 in their hole cards goes first. Nobody has one? The player with the lowest
+        # plain card starts." The 3 is looked for first, whatever else is plain (a 2 is plain without reset_2).
+        r = R3 if i == 0 else (i - 1 if i <= R3 else i)
+        if r != R3 and is_powered_nb(r, params):
             continue
         for p in range(n):
             if s.finished[g, p] == 0 and s.hand[g, p, r] > 0:

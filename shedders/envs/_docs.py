@@ -21,18 +21,33 @@ players still in get 0."""
 REWARDS = {"og": REWARDS_OG, "fatality": REWARDS_FAT}
 
 
+#: the env version of each ruleset whose play changed since v0, and why (a change that alters play bumps it)
+VERSION_NOTES = {
+    "house": [
+        "- v1: who starts looks for a 3 before the lowest plain card, whatever `reset_2` is (seed 003: \"Anyone "
+        "holding a 3 in their hole cards goes first. Nobody has one? The player with the lowest plain card "
+        "starts.\"); in v0, with `rules={\"reset_2\": False}`, a plain 2 started ahead of a 3. `house_v0` "
+        "still imports, as this version."
+    ],
+}
+
+
 def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players: str) -> str:
+    from shedders.envs.palace_env import VERSIONS
+
+    v = VERSIONS.get(ruleset, 0)
+    history = "\n".join(["- v0: first release.", *VERSION_NOTES.get(ruleset, [])])
     return f"""{summary}
 
 | | |
 |---|---|
-| Import | `from shedders.envs import {ruleset}_v0` |
+| Import | `from shedders.envs import {ruleset}_v{v}` |
 | Agents | `player_0 ... player_{{N-1}}`, seat order clockwise; N = {players} |
 | Action space | `Discrete({K.N_ACTIONS})`, the palace family's fixed layout (names: `env.unwrapped.action_names`) |
 | Observation | `{{"observation": int8[{K.observation_size(4)}] at 4 players, "action_mask": int8[{K.N_ACTIONS}]}}` |
 
 ## Arguments
-`{ruleset}_v0.env(num_players=4, render_mode=None, ply_cap=5000{ARGS.get(ruleset, "")})`
+`{ruleset}_v{v}.env(num_players=4, render_mode=None, ply_cap=5000{ARGS.get(ruleset, "")})`
 
 ## Rules
 {rules_text}
@@ -66,7 +81,7 @@ Every palace ruleset shares this one layout; the mask only ever offers the rules
 {REWARDS.get(ruleset, REWARDS_003)}
 
 ## Version history
-- v0: first release.
+{history}
 """
 
 

@@ -1,11 +1,8 @@
-"""The house ruleset, version 0. The module docstring below is generated: see `help(house_v0)`."""
+"""house, as first released: kept importable for old scripts, and the same env as ``house_v1`` (v0's who-starts
+rule with ``reset_2`` off contradicted seed 003, so it was fixed rather than kept; see ``help(house_v1)``)."""
 
-from shedders.envs import _docs
+from shedders.envs.house_v1 import __doc__ as _doc
+from shedders.envs.house_v1 import env, raw_env
 
-env, raw_env, __doc__ = _docs.palace_module(
-    "house",
-    "# house: every special card a toggle, plus prison rules (seed 003, House Rules)",
-    _docs.SEED_003_HOUSE,
-    _docs.SPECS_HOUSE,
-    "2-5 (base core) or 2-6 (base south_african)",
-)
+__doc__ = __doc__ + "\n\n" + _doc
+__all__ = ["env", "raw_env"]

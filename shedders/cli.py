@@ -22,8 +22,10 @@ def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
     args = ap.parse_args(argv)
     try:
         rep = R.load(args.file)
-    except (OSError, R.ReplayError) as e:
-        ap.error(str(e))
+        R.load_env(rep)  # the header must describe a game
+    except (OSError, R.ReplayError) as e:  # one line, exit code 2: a file that is not a (whole) replay
+        print(f"shedders replay: error: {e}", file=sys.stderr)
+        return 2
     h = rep.header
     labels = h.get("players") or []
     write(f"replay of {h['ruleset']}, {h['num_players']} players, seed {h.get('seed')}, from {h.get('source')}; "
@@ -54,10 +56,13 @@ def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
     except R.ReplayError as e:
         write(f"replay does not reproduce: {e}")
         return 1
-    if rep.end:
+    if rep.end and rep.end.get("over", True):
         write(f"result: placing {rep.end['placing']}, rewards {rep.end['rewards']}"
               + (" (truncated)" if rep.end["truncated"] else ""))
-    write(f"all {n} decisions replayed; every state matches the recording")
+    elif rep.end:
+        write(f"left before the end, after {n} decisions: placing so far {rep.end['placing']}")
+    chain = "" if h.get("format") == "shedders-replay/1" else "; the digest chain is intact"
+    write(f"all {n} decisions replayed; every state matches the recording{chain}")
     return 0
 
 
@@ -75,16 +80,20 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     cmd, rest = argv[0], argv[1:]
-    if cmd == "play":
-        from shedders.play import main as play_main
+    try:
+        if cmd == "play":
+            from shedders.play import main as play_main
 
-        return play_main(rest)
-    if cmd == "replay":
-        return replay_main(rest)
-    from shedders.demo import main as demo_main
+            return play_main(rest)
+        if cmd == "replay":
+            return replay_main(rest)
+        from shedders.demo import main as demo_main
 
-    demo_main(rest)
-    return 0
+        demo_main(rest)
+        return 0
+    except KeyboardInterrupt:  # Ctrl-C outside a game (while loading, or stepping through a replay)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

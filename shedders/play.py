@@ -14,7 +14,10 @@ early; ``shedders replay FILE`` steps through it.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+from pathlib import Path
 from collections import Counter
 
 import shedders
@@ -84,7 +87,7 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
             continue
         if text in names:
             return legal[names.index(text)]
-        if not text.lstrip("-").isdigit():
+        if not re.fullmatch(r"-?[0-9]{1,9}", text):  # ASCII digits only: not '²', '--1' or 5,000 digits
             if text in env.action_names:
                 write(f"'{text}' is not legal now; choose 1-{len(legal)}")
             else:
@@ -104,6 +107,12 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     kwargs = {"base": args.base} if args.base else {}
+    if args.seed is not None and args.seed < 0:
+        ap.error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.save:
+        problem = _unwritable(Path(args.save))
+        if problem:
+            ap.error(f"--save {args.save}: {problem}")
     try:
         env = shedders.raw_env(args.ruleset, args.players, **kwargs)
     except (ValueError, NotImplementedError) as e:
@@ -131,6 +140,35 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
     write(f"shedders {args.ruleset}, {n} players, seed {seed}; you are player_{args.seat}")
     write("seats: " + ", ".join(f"player_{q}={labels[q]}" for q in range(n)))
     write(HELP + "\n")
+    left = True
+    try:
+        left = _play(env, rec, args, policies, labels, read, write)
+    except KeyboardInterrupt:  # Ctrl-C: the game so far is still saved below
+        write("\ninterrupted: you left the game.")
+    finally:  # on any exit, what was played is saved
+        if args.save:
+            path = rec.save(args.save)
+            write(f"replay saved to {path} ({len(rec.record.steps)} decisions)")
+    return 1 if left else 0
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a replay cannot be written to ``path`` (None when it can): checked before the game, not after it."""
+    if path.is_dir():
+        return "is a directory"
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists():  # Replay.save creates missing folders: the nearest existing one must be writable
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"cannot write in {probe}"
+    return None
+
+
+def _play(env, rec, args, policies, labels, read, write) -> bool:
+    """The game loop; returns whether the human left before the end."""
     left = False
     for agent in env.agent_iter():
         _, _, term, trunc, _ = env.last()
@@ -168,10 +206,7 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
             reward = end["rewards"][args.seat] if end else 0.0
             order = ", ".join(f"player_{p}" for p in placing)
             write(f"result: out in order {order}; your reward {reward:+.3f}")
-    if args.save:
-        path = rec.save(args.save)
-        write(f"replay saved to {path} ({len(rec.record.steps)} decisions)")
-    return 1 if left else 0
+    return left
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 A replay file has one JSON object per line:
 
-1. a header: ``{"type": "header", "format": "shedders-replay/1", "ruleset", "num_players", "env_kwargs",
+1. a header: ``{"type": "header", "format": "shedders-replay/2", "ruleset", "num_players", "env_kwargs",
    "seed", "rng", "players", "source", "initial_state"}``. ``initial_state`` is the scenario dict of the
    game's first state (``env.unwrapped.state_dict()``), ``rng`` the game's random stream at that point (a
    decimal string: the palace engine still draws from it after the deal, for fatality's first player and the
@@ -11,7 +11,18 @@ A replay file has one JSON object per line:
    ``VectorGame`` row replay the same way).
 2. one line per decision: ``{"type": "step", "ply", "agent", "action", "name", "hash"}``; ``hash`` is
    :func:`state_hash` of the state after the decision, so a replay checks itself step by step.
-3. optionally a footer: ``{"type": "end", "placing", "rewards", "truncated"}``.
+3. an end line, always: ``{"type": "end", "over", "decisions", "placing", "rewards", "truncated"}``: whether the
+   game was over when it was saved (False: left early), how many decisions the file holds, the seats in the order
+   they went out, each seat's summed reward and whether the game hit the ply cap.
+
+Every line carries ``"chain"``: the sha256 of the previous line's chain and this line's canonical JSON (the header
+chains from the empty string). The end line's chain is a digest of the whole file. What it proves: an edited,
+reordered, dropped or appended line breaks the chain at that line, and a file cut short has no end line, so
+:func:`load` refuses either (``ReplayError``). What it does not prove: who wrote the file; someone can rewrite a
+whole file with a fresh chain. That is why :func:`replay` also plays every decision again and checks every field
+(agent, ply, action, name, the state after it, and the end line's placing, rewards and truncation) against the
+env: a consistent forgery must be a real game. Files of format 1 (no chain, end line optional) still load; for
+them only the replay check holds.
 
 Record a game of the AEC env with :class:`Recorder`; step through a file with :func:`replay` (or
 ``shedders replay FILE`` on the command line); ``load_env`` returns the env at the replay's first state.
@@ -28,7 +39,8 @@ from typing import Iterator
 
 import numpy as np
 
-FORMAT = "shedders-replay/1"
+FORMAT = "shedders-replay/2"
+FORMATS = ("shedders-replay/1", FORMAT)  # format 1: no digest chain, end line optional
 
 
 class ReplayError(ValueError):
@@ -37,8 +49,17 @@ class ReplayError(ValueError):
 
 def state_hash(state: dict) -> str:
     """A short, stable digest of a state dict (canonical JSON, sha1)."""
-    text = json.dumps(state, sort_keys=True, separators=(",", ":"), default=_jsonable)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    return hashlib.sha1(_canonical(state).encode()).hexdigest()[:16]
+
+
+def _canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_jsonable)
+
+
+def chain_digest(prev: str, line: dict) -> str:
+    """The chain value of ``line`` (without its own ``"chain"``) after a line whose chain is ``prev``."""
+    body = {k: v for k, v in line.items() if k != "chain"}
+    return hashlib.sha256((prev + "\n" + _canonical(body)).encode()).hexdigest()
 
 
 def _jsonable(x):
@@ -92,58 +113,112 @@ class Replay:
         self.steps.append({"type": "step", "ply": len(self.steps), "agent": f"player_{seat}", "action": int(action),
                            "name": name, "hash": state_hash(state_after)})
 
-    def finish(self, placing, rewards, truncated: bool) -> None:
-        self.end = {"type": "end", "placing": [int(p) for p in placing],
-                    "rewards": [round(float(r), 6) for r in rewards], "truncated": bool(truncated)}
+    def finish(self, placing, rewards, truncated: bool, over: bool = True) -> None:
+        """The end line: the game's result (``over=False``: the game so far, left before its end)."""
+        self.end = end_line(placing, rewards, truncated, over, len(self.steps))
 
     def lines(self) -> list[dict]:
         return [self.header, *self.steps] + ([self.end] if self.end else [])
 
-    def save(self, path) -> Path:
-        """Write the replay as JSON lines, atomically (a temp file, then a rename)."""
+    def save(self, path, pending_end: dict | None = None) -> Path:
+        """Write the replay as JSON lines with the digest chain, atomically (a temp file, then a rename).
+        ``pending_end`` is written as the end line of a game not finished yet (the replay itself is unchanged)."""
+        end = self.end or pending_end
+        if end is None:
+            raise ValueError("a replay needs its end line: call finish() first, or pass pending_end")
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w") as f:
-            for line in self.lines():
+        prev = ""
+        with open(tmp, "w", encoding="utf-8") as f:
+            for line in [self.header, *self.steps, end]:
+                line = {k: v for k, v in line.items() if k != "chain"}
+                if line["type"] == "header":
+                    line["format"] = FORMAT
+                prev = line["chain"] = chain_digest(prev, line)
                 f.write(json.dumps(line, default=_jsonable) + "\n")
         os.replace(tmp, path)
         return path
 
 
+def end_line(placing, rewards, truncated: bool, over: bool, decisions: int) -> dict:
+    return {"type": "end", "over": bool(over), "decisions": int(decisions), "placing": [int(p) for p in placing],
+            "rewards": [round(float(r), 6) for r in rewards], "truncated": bool(truncated)}
+
+
+HEADER_TYPES = {"ruleset": str, "num_players": int, "env_kwargs": dict, "rng": str, "initial_state": dict}
+STEP_TYPES = {"ply": int, "agent": str, "action": int, "name": str, "hash": str}
+END_TYPES = {"over": bool, "decisions": int, "placing": list, "rewards": list, "truncated": bool}
+
+
+def _fields(line: dict, types: dict, where: str, what: str) -> None:
+    for key, kind in types.items():
+        value = line.get(key)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ReplayError(f"{where}: the {what} needs {key!r} ({kind.__name__}), got {value!r}")
+
+
 def load(path) -> Replay:
-    """Read a replay file; ``ReplayError`` says what is wrong with a malformed one."""
+    """Read a replay file and check its form and digest chain; ``ReplayError`` says what is wrong with a malformed,
+    edited or incomplete one (cut short: no end line)."""
     path = Path(path)
     lines = []
-    with open(path) as f:
-        for i, text in enumerate(f, 1):
-            if not text.strip():
-                continue
-            try:
-                lines.append(json.loads(text))
-            except json.JSONDecodeError as e:
-                raise ReplayError(f"{path}:{i}: not JSON ({e.msg})") from None
-    if not lines or lines[0].get("type") != "header":
+    try:
+        with open(path, encoding="utf-8") as f:
+            for i, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                try:
+                    line = json.loads(text)
+                except json.JSONDecodeError as e:
+                    raise ReplayError(f"{path}:{i}: not JSON ({e.msg})") from None
+                if not isinstance(line, dict):
+                    raise ReplayError(f"{path}:{i}: a replay line is a JSON object, got {type(line).__name__}")
+                lines.append((i, line))
+    except UnicodeDecodeError as e:
+        raise ReplayError(f"{path}: not a text file in UTF-8 (byte {e.start})") from None
+    except IsADirectoryError:
+        raise ReplayError(f"{path}: is a directory") from None
+    if not lines or lines[0][1].get("type") != "header":
         raise ReplayError(f"{path}: the first line must be the replay header")
-    header = lines[0]
-    if header.get("format") != FORMAT:
+    header = lines[0][1]
+    if header.get("format") not in FORMATS:
         raise ReplayError(f"{path}: unknown format {header.get('format')!r}; expected {FORMAT!r}")
-    missing = [k for k in ("ruleset", "num_players", "env_kwargs", "rng", "initial_state") if k not in header]
+    missing = [k for k in HEADER_TYPES if k not in header]
     if missing:
         raise ReplayError(f"{path}: the header lacks {', '.join(missing)}")
+    _fields(header, HEADER_TYPES, f"{path}:1", "header")
+    if not header["rng"].isdigit() or int(header["rng"]) >= 2**64:
+        raise ReplayError(f"{path}:1: the header's rng must be a decimal uint64, got {header['rng']!r}")
+    chained = header["format"] != "shedders-replay/1"
+    prev = ""
     rep = Replay(header)
-    for i, line in enumerate(lines[1:], 2):
+    for i, line in lines:
+        if chained:
+            if line.get("chain") != chain_digest(prev, line):
+                raise ReplayError(f"{path}:{i}: the digest chain breaks here: this line (or one before it) was "
+                                  f"changed, dropped or inserted")
+            prev = line["chain"]
+        if line is header:
+            continue
         kind = line.get("type")
+        if rep.end is not None:
+            raise ReplayError(f"{path}:{i}: a line after the end line")
         if kind == "step":
-            if rep.end is not None:
-                raise ReplayError(f"{path}:{i}: a step after the end line")
-            if not isinstance(line.get("action"), int) or "agent" not in line:
-                raise ReplayError(f"{path}:{i}: a step needs an integer action and an agent")
+            _fields(line, STEP_TYPES, f"{path}:{i}", "step")
             rep.steps.append(line)
         elif kind == "end":
+            if chained:
+                _fields(line, END_TYPES, f"{path}:{i}", "end line")
+                if line["decisions"] != len(rep.steps):
+                    raise ReplayError(f"{path}:{i}: the end line counts {line['decisions']} decisions, the file "
+                                      f"holds {len(rep.steps)}")
             rep.end = line
         else:
             raise ReplayError(f"{path}:{i}: unknown line type {kind!r}")
+    if chained and rep.end is None:
+        raise ReplayError(f"{path}: incomplete: the file ends after {len(rep.steps)} decisions with no end line "
+                          f"(cut short?)")
     return rep
 
 
@@ -152,8 +227,11 @@ def load_env(rep: Replay, render_mode: str | None = None):
     import shedders
 
     h = rep.header
-    env = shedders.raw_env(h["ruleset"], h["num_players"], render_mode=render_mode, **h["env_kwargs"])
-    env.reset(options={"scenario": h["initial_state"]})
+    try:
+        env = shedders.raw_env(h["ruleset"], h["num_players"], render_mode=render_mode, **h["env_kwargs"])
+        env.reset(options={"scenario": h["initial_state"]})
+    except (ValueError, TypeError, NotImplementedError) as e:
+        raise ReplayError(f"the header does not describe a game: {e}") from None
     env._state.rng[0] = np.uint64(int(h["rng"]))
     return env
 
@@ -162,26 +240,47 @@ def replay(rep: Replay | str | os.PathLike, render_mode: str | None = None, chec
     """Step through a replay: yields ``(step, env)`` before each decision (``step`` is the decision about to be
     made, the env shows the state it was made in), then ``(None, env)`` at the final state.
 
-    With ``check`` every state after a decision is compared with the recorded hash; the first difference raises
-    ``ReplayError`` naming the ply."""
+    With ``check`` every field is compared with the env as the game is played again: each step's ply, agent,
+    action name and the state after it, then the end line's placing, rewards, truncation and whether the game was
+    over; the first difference raises ``ReplayError`` naming the ply or the field."""
     if not isinstance(rep, Replay):
         rep = load(rep)
     env = load_env(rep, render_mode)
     if check and state_hash(env.state_dict()) != state_hash(rep.header["initial_state"]):
         raise ReplayError("the initial state does not load back as recorded")
-    for step in rep.steps:
+    totals = np.zeros(env.rules.num_players)
+    for ply, step in enumerate(rep.steps):
         _step_dead(env)
+        if not env.agents:
+            raise ReplayError(f"ply {step['ply']}: the game is already over, but the replay goes on")
         if env.agent_selection != step["agent"]:
             raise ReplayError(f"ply {step['ply']}: the replay has {step['agent']} deciding, the env "
                               f"{env.agent_selection}")
+        if check and step["ply"] != ply:
+            raise ReplayError(f"decision {ply} is recorded as ply {step['ply']}")
+        names = env.action_names
+        if check and 0 <= step["action"] < len(names) and names[step["action"]] != step["name"]:
+            raise ReplayError(f"ply {ply}: action {step['action']} is {names[step['action']]!r}, the replay names "
+                              f"it {step['name']!r}")
         yield step, env
         try:
             env.step(step["action"])
         except ValueError as e:
             raise ReplayError(f"ply {step['ply']}: {e}") from None
-        if check and "hash" in step and state_hash(env.state_dict()) != step["hash"]:
-            raise ReplayError(f"ply {step['ply']} ({step.get('name')}): the state differs from the recorded one")
+        totals += env._state.rewards[0]
+        if check and state_hash(env.state_dict()) != step["hash"]:
+            raise ReplayError(f"ply {step['ply']} ({step['name']}): the state differs from the recorded one")
     _step_dead(env)
+    if check and rep.end is not None:
+        s = env._state
+        got = end_line(env.placing(), totals, bool(s.truncated[0]), env._over(), len(rep.steps))
+        for key in ("over", "placing", "truncated"):
+            if key in rep.end and rep.end[key] != got[key]:
+                raise ReplayError(f"the end line's {key} {rep.end[key]!r} is not the game's: {got[key]!r}")
+        rewards = rep.end.get("rewards")
+        if (not isinstance(rewards, list) or len(rewards) != len(totals)
+                or not all(isinstance(r, (int, float)) and abs(r - t) <= 1e-5 for r, t in zip(rewards, totals))):
+            raise ReplayError(f"the end line's rewards {rewards!r} are not the game's: {got['rewards']!r}")
     yield None, env
 
 
@@ -238,9 +337,12 @@ class Recorder:
                 self.record.finish(raw.placing(), self._totals, bool(raw._state.truncated[0]))
 
     def save(self, path) -> Path:
+        """Write the game so far; a game not over yet gets an end line with ``"over": false`` (left early)."""
         if self.record is None:
             raise RuntimeError("nothing recorded: call reset() first")
-        return self.record.save(path)
+        raw = self.env.unwrapped
+        pending = end_line(raw.placing(), self._totals, False, False, len(self.record.steps))
+        return self.record.save(path, pending_end=pending)
 
 
 def action_names(rules) -> tuple[str, ...]:

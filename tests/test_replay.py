@@ -62,23 +62,37 @@ def test_replay_from_a_scenario_keeps_the_random_stream(tmp_path):
         assert R.verify(rec.save(tmp_path / f"f{seed}.jsonl")) == len(states) - 1
 
 
+def rechained(lines: list[str]) -> str:
+    """The file's lines with a fresh digest chain: what a forger who knows the format writes."""
+    prev, out = "", []
+    for text in lines:
+        line = json.loads(text)
+        prev = line["chain"] = R.chain_digest(prev, line)
+        out.append(json.dumps(line))
+    return "\n".join(out) + "\n"
+
+
 def test_a_tampered_replay_is_detected(tmp_path):
     rec, _ = record_random_game("core", 3, {}, seed=2)
     path = rec.save(tmp_path / "g.jsonl")
     lines = path.read_text().splitlines()
-    # change the recorded state of ply 10: the replay names the ply where states part
+    # change the recorded state of ply 10: the chain breaks at that line, and with a fresh chain the replay names
+    # the ply where states part
     step = json.loads(lines[11])
     step["hash"] = "0" * 16
     lines[11] = json.dumps(step)
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(R.ReplayError, match="bad.jsonl:12: the digest chain breaks"):
+        R.verify(bad)
+    bad.write_text(rechained(lines))
     with pytest.raises(R.ReplayError, match="ply 10"):
         R.verify(bad)
     # an illegal action in the middle: refused with the ply and the legal actions
     step = json.loads(lines[11])
     step["action"] = 9999
     lines[11] = json.dumps(step)
-    bad.write_text("\n".join(lines) + "\n")
+    bad.write_text(rechained(lines))
     with pytest.raises(R.ReplayError, match="ply 10.*not legal"):
         R.verify(bad)
 
@@ -89,6 +103,11 @@ def test_a_tampered_replay_is_detected(tmp_path):
     ('{"type": "header", "format": "other/9"}\n', "unknown format"),
     ('{"type": "header", "format": "shedders-replay/1"}\n', "lacks ruleset"),
     ("not json\n", "not JSON"),
+    ("[1, 2]\n", "a replay line is a JSON object"),
+    ('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": "3", "env_kwargs": {}, '
+     '"rng": "1", "initial_state": {}}\n', "needs 'num_players'"),
+    ('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": 3, "env_kwargs": {}, '
+     '"rng": "-1", "initial_state": {}}\n', "rng must be a decimal uint64"),
 ])
 def test_malformed_replays_are_refused(text, match, tmp_path):
     path = tmp_path / "x.jsonl"
@@ -136,5 +155,99 @@ def test_cli_replay_prints_and_checks(tmp_path, capsys):
     step["hash"] = "f" * 16
     lines[5] = json.dumps(step)
     path.write_text("\n".join(lines) + "\n")
+    assert replay_main([str(path), "--quiet"]) == 2  # the chain is broken: not a replay as written
+    assert "the digest chain breaks" in capsys.readouterr().err
+    path.write_text(rechained(lines))
     assert replay_main([str(path), "--quiet"]) == 1
     assert "replay does not reproduce" in capsys.readouterr().out
+
+
+def test_a_forged_ending_is_caught_even_with_a_fresh_chain(tmp_path):
+    rec, _ = record_random_game("core", 3, {}, seed=5)
+    path = rec.save(tmp_path / "g.jsonl")
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert end["type"] == "end" and end["over"] is True and end["decisions"] == len(lines) - 2
+    for key, forged, match in [("placing", [0, 1], "placing"), ("rewards", [1, 1, 1], "rewards"),
+                               ("truncated", True, "truncated"), ("over", False, "over")]:
+        bad = json.loads(lines[-1])
+        bad[key] = forged
+        path.write_text("\n".join(lines[:-1] + [json.dumps(bad)]) + "\n")
+        with pytest.raises(R.ReplayError, match="digest chain breaks"):
+            R.load(path)
+        path.write_text(rechained(lines[:-1] + [json.dumps(bad)]))
+        with pytest.raises(R.ReplayError, match=f"end line's {match}"):
+            R.verify(path)
+
+
+def test_step_names_plies_and_missing_hashes_are_checked(tmp_path):
+    rec, _ = record_random_game("og", 3, {}, seed=1)
+    lines = rec.save(tmp_path / "g.jsonl").read_text().splitlines()
+    path = tmp_path / "bad.jsonl"
+    step = json.loads(lines[3])
+    step["name"] = "play 4xA"
+    path.write_text(rechained(lines[:3] + [json.dumps(step)] + lines[4:]))
+    with pytest.raises(R.ReplayError, match="ply 2: action .* the replay names it 'play 4xA'"):
+        R.verify(path)
+    step = json.loads(lines[3])
+    del step["hash"]
+    path.write_text(rechained(lines[:3] + [json.dumps(step)] + lines[4:]))
+    with pytest.raises(R.ReplayError, match=":4: the step needs 'hash'"):
+        R.load(path)
+    step = json.loads(lines[3])
+    step["ply"] = 7
+    path.write_text(rechained(lines[:3] + [json.dumps(step)] + lines[4:]))
+    with pytest.raises(R.ReplayError, match="decision 2 is recorded as ply 7"):
+        R.verify(path)
+
+
+def test_a_file_cut_at_a_line_boundary_is_incomplete(tmp_path, capsys):
+    from shedders.cli import replay_main
+
+    rec, states = record_random_game("south_african", 4, {}, seed=3)
+    lines = rec.save(tmp_path / "g.jsonl").read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    half = len(lines) // 2
+    cut.write_text("\n".join(lines[:half]) + "\n")
+    with pytest.raises(R.ReplayError, match=f"incomplete: the file ends after {half - 1} decisions"):
+        R.load(cut)
+    assert replay_main([str(cut), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "incomplete" in err and len(err.strip().splitlines()) == 1
+    dropped = tmp_path / "dropped.jsonl"  # a line taken out of the middle
+    dropped.write_text("\n".join(lines[:half] + lines[half + 1:]) + "\n")
+    with pytest.raises(R.ReplayError, match=f"dropped.jsonl:{half + 1}: the digest chain breaks"):
+        R.load(dropped)
+
+
+def test_the_cli_answers_a_file_that_is_not_a_replay_in_one_line_with_exit_2(tmp_path, capsys):
+    from shedders.cli import replay_main
+
+    cases = {"latin1.jsonl": "caf\xe9".encode("latin-1"), "list.jsonl": b"[1]\n", "missing.jsonl": None,
+             "header.jsonl": b'{"type": "header", "format": "shedders-replay/2", "ruleset": "nope", '
+                             b'"num_players": 3, "env_kwargs": {}, "rng": "1", "initial_state": {}}\n'}
+    for name, data in cases.items():
+        if data is not None:
+            (tmp_path / name).write_bytes(data)
+        code = replay_main([str(tmp_path / name), "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (name, err)
+    header = tmp_path / "header.jsonl"  # a well-formed file whose header names no game: refused when loaded
+    prev = ""
+    line = json.loads(header.read_text())
+    line["chain"] = R.chain_digest(prev, line)
+    end = {"type": "end", "over": False, "decisions": 0, "placing": [], "rewards": [0, 0, 0], "truncated": False}
+    end["chain"] = R.chain_digest(line["chain"], end)
+    header.write_text(json.dumps(line) + "\n" + json.dumps(end) + "\n")
+    assert replay_main([str(header), "--quiet"]) == 2
+    assert "does not describe a game" in capsys.readouterr().err
+
+
+def test_a_game_left_early_says_so_in_its_end_line(tmp_path):
+    env = shedders.env("core", 3)
+    rec = R.Recorder(env)
+    rec.reset(seed=1)
+    for _ in range(5):
+        rec.step(env.unwrapped.legal_actions()[0])
+    rep = R.load(rec.save(tmp_path / "g.jsonl"))
+    assert rep.end["over"] is False and rep.end["decisions"] == 5 and R.verify(tmp_path / "g.jsonl") == 5

@@ -149,12 +149,11 @@ class PPOAgent(Agent):
                  checkpoint: str | None = None, sample: bool = True, temperature: float = 1.0, device: str = "cpu",
                  ready_floor: float = 0.001, **options):
         super().__init__(ruleset, num_players, seed, **options)
-        torch = _torch()
         path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
         if not path.exists():
             raise ValueError(f"no ppo checkpoint at {path}; train one with python -m experiments.train_ppo "
                              f"--ruleset {ruleset} --players {num_players}, or pass ppo:checkpoint=PATH")
-        ck = torch.load(path, map_location=device, weights_only=True)
+        ck = load_file(path, map_location=device)
         cfg = ck["config"]
         if cfg["players"] != num_players or not same_game(cfg["ruleset"], ruleset, num_players, **options):
             raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not "
@@ -215,27 +214,83 @@ def floor_action(p: np.ndarray, mask: np.ndarray, action: int, floor: float) -> 
     return p
 
 
+def content_digest(obj) -> str:
+    """sha256 over a checkpoint's content (nested dicts, lists, tensors, numbers, strings), independent of how
+    torch lays the file out: each tensor by dtype, shape and bytes, each dict in key order."""
+    import hashlib
+
+    torch = _torch()
+    h = hashlib.sha256()
+
+    def feed(x):
+        if isinstance(x, dict):
+            h.update(b"{")
+            for k in sorted(x, key=repr):
+                feed(k)
+                feed(x[k])
+            h.update(b"}")
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[" if isinstance(x, list) else b"(")
+            for v in x:
+                feed(v)
+            h.update(b"]")
+        elif isinstance(x, torch.Tensor):
+            t = x.detach().cpu().contiguous()
+            h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        else:
+            h.update(f"{type(x).__name__}:{x!r};".encode())
+
+    feed(obj)
+    return h.hexdigest()
+
+
+def save_file(obj: dict, path) -> Path:
+    """``torch.save`` of ``obj`` with its ``content_digest`` under ``"sha256"``, atomically (a temp file, then a
+    rename), so that a killed write never leaves half a file and a changed file is caught on load."""
+    import os
+
+    torch = _torch()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {k: v for k, v in obj.items() if k != "sha256"}
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({**body, "sha256": content_digest(body)}, tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def load_file(path, map_location="cpu") -> dict:
+    """A checkpoint written by ``save_file`` (or an older one without a digest), loaded with
+    ``torch.load(weights_only=True)``; ``ValueError`` for a file that does not read as one, or whose content does
+    not match its digest (a bit flipped on disk, an edited file)."""
+    torch = _torch()
+    try:
+        ck = torch.load(path, map_location=map_location, weights_only=True)
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}") from None
+    except Exception as e:  # torch raises RuntimeError, UnpicklingError, zip errors... for a damaged file
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:120]})") from None
+    if not isinstance(ck, dict):
+        raise ValueError(f"{path} is not a shedders checkpoint")
+    want = ck.pop("sha256", None)
+    if want is not None and content_digest(ck) != want:
+        raise ValueError(f"{path} is damaged: its content does not match the checksum stored with it")
+    return ck
+
+
 def load(path: str, sample: bool = True, seed: int | None = None, device: str = "cpu") -> PPOAgent:
     """The agent of a checkpoint written by ``experiments.train_ppo`` (ruleset and players read from it)."""
-    torch = _torch()
-    cfg = torch.load(path, map_location="cpu", weights_only=True)["config"]
+    cfg = load_file(path)["config"]
     return PPOAgent(cfg["ruleset"], cfg["players"], seed=seed, checkpoint=path, sample=sample, device=device)
 
 
 def export(src: str, dst: str) -> Path:
     """Write the agent part of a training checkpoint (network, config, counters; no optimizer, snapshot pool or
     random states) to ``dst``, atomically: a few hundred KB, small enough to commit."""
-    import os
-
-    torch = _torch()
-    ck = torch.load(src, map_location="cpu", weights_only=True)
+    ck = load_file(src)
     slim = {k: ck[k] for k in ("model", "config", "counters", "obs_size", "num_actions")}
-    dst = Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(dst.name + ".tmp")
-    torch.save(slim, tmp)
-    os.replace(tmp, dst)
-    return dst
+    return save_file(slim, dst)
 
 
 if __name__ == "__main__":  # python -m agents.ppo export runs/ppo-core-4p/checkpoint.pt agents/checkpoints/core-4p.pt

@@ -701,6 +701,11 @@ def main(argv: list[str] | None = None) -> dict:
         report = run(cfg, progress=not args.quiet, command=command.strip())
     except ValueError as e:
         ap.error(str(e))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the finished chunks of each tournament are saved under "
+              f"{Path(cfg.out) / cfg.run_name()}/tournaments/; the same command continues from them",
+              file=sys.stderr)
+        raise SystemExit(130) from None
     print(report_markdown(report))
     print(f"wrote {report['run_dir']}/ (report.md, report.json, skill_luck.png) in {report['seconds']:.0f} s")
     return report

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -398,40 +399,103 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
 # ------------------------------------------------------------------------------------------------------------------
 # Running
 # ------------------------------------------------------------------------------------------------------------------
+def check(cfg: Config) -> None:
+    """Every setting checked before anything is written or played: ``ValueError`` names the bad one. Each agent is
+    built once here, so an unknown option or a bad value is refused now, not when the games start."""
+    import agents as agents_pkg
+    import shedders
+
+    shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap)  # ruleset, player count, ply cap
+    if not cfg.agents:
+        raise ValueError("agents: give at least one agent")
+    for spec in cfg.agents:
+        name, options = parse_agent(spec)
+        try:
+            agents_pkg.make(name, cfg.ruleset, cfg.players, seed=0, **options)
+        except ValueError as e:
+            raise ValueError(f"agent {spec!r}: {e}") from None
+    for what, value, lo in (("games", cfg.games, 1), ("chunk", cfg.chunk, 1), ("workers", cfg.workers, 1),
+                            ("replays", cfg.replays, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise ValueError(f"{what} must be an integer of at least {lo}, got {value!r}")
+    if cfg.backend not in ("local", "ray"):
+        raise ValueError(f"unknown backend {cfg.backend!r}; allowed: local, ray")
+    if cfg.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError("--backend ray needs Ray, which is not installed: pip install -e '.[ray]'")
+    if cfg.lineup is not None and (len(cfg.lineup) != cfg.players
+                                   or not all(0 <= int(a) < len(cfg.agents) for a in cfg.lineup)):
+        raise ValueError(f"lineup must give an agent index in 0..{len(cfg.agents) - 1} for each of the "
+                         f"{cfg.players} seats, got {','.join(map(str, cfg.lineup))}")
+
+
+#: settings that do not change a tournament's games: a rerun may change them and keep the saved chunks
+RESULT_FREE = ("workers", "backend", "out", "name", "replays", "games")
+
+
+def result_key(cfg: Config) -> dict:
+    """Everything that changes the games of a chunk: a saved chunk is reused only under the same key. An agent
+    option naming a file (``ppo:checkpoint=PATH``) is keyed by the file's content too: a retrained checkpoint at
+    the same path is another agent."""
+    key = {k: v for k, v in asdict(cfg).items() if k not in RESULT_FREE}
+    files = {}
+    for spec in cfg.agents:
+        for value in parse_agent(spec)[1].values():
+            if isinstance(value, str) and Path(value).is_file():
+                files[value] = hashlib.sha256(Path(value).read_bytes()).hexdigest()[:16]
+    if files:
+        key["files"] = files
+    return key
+
+
+def claim(run_dir: Path, cfg: Config) -> None:
+    """Make ``run_dir`` this tournament's, or refuse: a directory that holds a tournament with other settings
+    (other agents, seed, ruleset, ...) is never reused, so its saved chunks are never credited to other agents."""
+    path = run_dir / "config.json"
+    if path.exists():
+        try:
+            saved = json.loads(path.read_text())
+        except (OSError, ValueError):
+            raise ValueError(f"{path} is not a tournament config; choose another --name") from None
+        old = {k: v for k, v in saved.items() if k not in RESULT_FREE}
+        new = result_key(cfg)
+        if "files" in new and "files" not in old:  # a run written before file digests were kept
+            old["files"] = new["files"]
+        if old != new:
+            diff = ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in new if old.get(k) != new.get(k))
+            raise ValueError(f"{run_dir} holds a tournament with other settings ({diff}); its games would be "
+                             f"credited to these: choose another --name (or --out), or rerun with its settings")
+    elif run_dir.exists() and any(run_dir.iterdir()):
+        raise ValueError(f"{run_dir} exists and holds no tournament config; choose another --name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    saved = asdict(cfg)
+    if "files" in result_key(cfg):
+        saved["files"] = result_key(cfg)["files"]
+    tmp.write_text(json.dumps(saved, indent=1))
+    os.replace(tmp, path)
+
+
 def run(cfg: Config, progress: bool = True) -> dict:
     """Play the tournament (reusing saved chunks), write ``runs/<name>/`` and return the summary."""
     from tqdm import tqdm
 
-    import agents as agents_pkg
-    import shedders
     from shedders.replay import Replay
 
-    shedders.make_rules(cfg.ruleset, cfg.players)  # validates ruleset and player count
-    for spec in cfg.agents:
-        name, _ = parse_agent(spec)
-        if name not in agents_pkg.REGISTRY:
-            raise ValueError(f"unknown agent {name!r}; available: {', '.join(agents_pkg.REGISTRY)}")
-    if cfg.games < 1:
-        raise ValueError(f"games must be at least 1, got {cfg.games}")
+    check(cfg)
     run_dir = Path(cfg.out) / cfg.run_name()
     chunk_dir = run_dir / "chunks"
+    claim(run_dir, cfg)
     chunk_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
-    if cfg.chunk < 1:
-        raise ValueError(f"chunk must be at least 1 deal, got {cfg.chunk}")
-    if cfg.lineup is not None and (len(cfg.lineup) != cfg.players
-                                   or not all(0 <= int(a) < len(cfg.agents) for a in cfg.lineup)):
-        raise ValueError(f"lineup must give an agent index in 0..{len(cfg.agents) - 1} for each of the "
-                         f"{cfg.players} seats, got {cfg.lineup}")
     n_chunks = math.ceil(cfg.games / cfg.chunk)
     todo = []
     records = {}
     for c in range(n_chunks):
         deals = min(cfg.chunk, cfg.games - c * cfg.chunk)
         path = chunk_dir / f"{c:05d}.json"
-        if path.exists():
-            records[c] = json.loads(path.read_text())
-        else:
+        rec = json.loads(path.read_text()) if path.exists() else None
+        if rec is not None and len(rec["deal"]) == deals * cfg.players:
+            records[c] = rec
+        else:  # missing, or the last chunk of a run with fewer --games: played (again)
             todo.append((c, deals))
     bar = tqdm(total=cfg.games * cfg.players, initial=sum(len(r["deal"]) for r in records.values()),
                desc=f"{cfg.ruleset} tournament (games)", disable=not progress, unit="game")
@@ -508,15 +572,24 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--replays", type=int, default=0, help="save the first REPLAYS games as replays (JSON lines)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    try:
+        lineup = [int(x) for x in args.lineup.split(",")] if args.lineup else None
+    except ValueError:
+        ap.error(f"--lineup must be agent indices separated by commas (0,1,1,1), got {args.lineup!r}")
     cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
                  seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays,
-                 lineup=[int(x) for x in args.lineup.split(",")] if args.lineup else None)
+                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays, lineup=lineup)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)
     except ValueError as e:
         ap.error(str(e))
+    except KeyboardInterrupt:
+        chunks = Path(cfg.out) / cfg.run_name() / "chunks"
+        saved = len(list(chunks.glob("*.json"))) if chunks.is_dir() else 0
+        print(f"\ninterrupted: {saved} of {math.ceil(cfg.games / cfg.chunk)} chunks are saved in {chunks}/; "
+              f"the same command continues from them", file=sys.stderr)
+        raise SystemExit(130) from None
     print(table(summary))
     print(f"\nwrote {summary['run_dir']}/ (results.json, agents.csv, pairwise.csv, games.csv, ratings.png) "
           f"in {time.perf_counter() - t:.0f} s")

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -40,7 +41,7 @@ import torch.nn as nn
 import agents as agents_pkg
 import shedders
 from agents.base import act_in
-from agents.ppo import Policy, legal_index, legal_log_probs, masked_logits, sample_masked
+from agents.ppo import Policy, legal_index, legal_log_probs, load_file, masked_logits, sample_masked, save_file
 
 
 @dataclass
@@ -141,13 +142,12 @@ def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, p
     where = next(model.parameters()).device
     if where.type == "cuda":  # sampling on the GPU draws from the GPU's own generator
         state["rng"]["torch_cuda"] = torch.cuda.get_rng_state(where)
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    save_file(state, path)  # atomic, with a content checksum
 
 
 def load_checkpoint(path: Path) -> dict:
-    return torch.load(path, map_location="cpu", weights_only=True)
+    """A checkpoint, checked against its stored checksum (``ValueError`` for a damaged or unreadable file)."""
+    return load_file(path)
 
 
 def matching_checkpoint(path: Path, cfg: Config) -> dict:
@@ -225,8 +225,15 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     run_dir = Path(cfg.out) / cfg.run_name()
-    run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_path = run_dir / "checkpoint.pt"
+    holds_run = run_dir.is_dir() and any(run_dir.iterdir())
+    if not resume and holds_run:
+        raise ValueError(f"{run_dir} already holds a run: add --resume to continue it, or choose another --name")
+    if resume and not ckpt_path.exists():
+        raise ValueError(f"--resume: {run_dir} holds no checkpoint to continue from (a run writes its first at "
+                         f"update --checkpoint-every); drop --resume to start a run, with a new --name if "
+                         f"{run_dir} exists")
+    run_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(cfg.device)
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap)
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
@@ -236,7 +243,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     np_rng = np.random.default_rng(cfg.seed)
     counters = {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}
     pool_states: list = []
-    if resume and ckpt_path.exists():
+    if resume:
         ck = matching_checkpoint(ckpt_path, cfg)
         model.load_state_dict(ck["model"])
         optimizer.load_state_dict(ck["optimizer"])
@@ -247,6 +254,11 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             torch.cuda.set_rng_state(ck["rng"]["torch_cuda"], device)
         np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
         random.setstate(_tuple(json.loads(ck["rng"]["python"])))
+        for log in ("progress.csv", "eval.csv"):  # rows a killed run wrote after its checkpoint are written again
+            trim_log(run_dir / log, counters["update"])
+        for ev in sorted((run_dir / "eval").glob("update-*")):  # evaluations of a network the kill lost
+            if ev.name[7:].isdigit() and int(ev.name[7:]) > counters["update"]:
+                shutil.rmtree(ev)
     elif cfg.init:  # fine-tuning: only the network's weights
         if not Path(cfg.init).is_file():
             raise ValueError(f"--init {cfg.init}: no such checkpoint")
@@ -528,6 +540,25 @@ def _writer(run_dir: Path):
     except ImportError:  # tensorboard not installed: CSV only
         return None
     return SummaryWriter(str(run_dir))
+
+
+def trim_log(path: Path, last_update: int) -> None:
+    """Drop the rows of a CSV log past ``last_update`` (atomically), so that after kills and resumes each update
+    is in it once."""
+    if not path.exists():
+        return
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    keep = [r for r in rows if int(float(r["update"])) <= last_update]
+    if len(keep) == len(rows) or fields is None:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(keep)
+    os.replace(tmp, path)
 
 
 def _log(path: Path, row: dict, writer, prefix: str = "train/") -> None:

@@ -677,6 +677,12 @@ def main(argv=None) -> dict:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
+        kept = (f"the last checkpoint (update {load_checkpoint(ckpt)['counters']['update']}) is {ckpt}; the same "
+                f"command with --resume continues from it" if ckpt.exists() else "no checkpoint was written yet")
+        print(f"\ninterrupted: {kept}", file=sys.stderr)
+        raise SystemExit(130) from None
     print(json.dumps(out["last"], indent=1, default=float))
     print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv, learning_curve.png)")
     return out

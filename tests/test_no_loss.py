@@ -222,3 +222,25 @@ def test_every_committed_checkpoint_carries_a_matching_checksum():
     for path in sorted(CHECKPOINTS.glob("*.pt")):
         ck = torch.load(path, weights_only=True)
         assert content_digest({k: v for k, v in ck.items() if k != "sha256"}) == ck["sha256"], path
+
+
+def test_ctrl_c_in_training_says_where_the_last_checkpoint_is(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch")
+    from experiments import train_ppo as T
+
+    train(tmp_path, "--total-steps", "256", "--checkpoint-every", "1")
+    real = T.ppo_update
+    calls = []
+
+    def interrupted(*args, **kwargs):  # Ctrl-C during the second update of the resumed run
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(T, "ppo_update", interrupted)
+    with pytest.raises(SystemExit) as e:
+        train(tmp_path, "--total-steps", "1024", "--checkpoint-every", "1", "--resume")
+    err = capsys.readouterr().err
+    assert e.value.code == 130 and "the last checkpoint (update 3) is" in err and "--resume continues" in err
+    assert "Traceback" not in err

@@ -24,12 +24,7 @@ import numpy as np
 
 from shedders.engine import omg as O
 from shedders.omg_deck import COLORS, GODS
-
-
-def _seat(value, n: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
-        raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {value!r}")
-    return int(value)
+from shedders.scenario import build_checked, card_list, commit, flag, seat, small_int
 
 
 def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
@@ -42,11 +37,7 @@ def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
 def parse(rules, sc: dict) -> O.OmgState:
     """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
     deck = rules.deck
-    t = O.alloc_state(1, rules.num_players, deck.num_types, deck.num_cards)
-    try:
-        _build(t, 0, rules, sc)
-    except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:  # a value of the wrong type
-        raise ValueError(f"malformed scenario: {type(e).__name__}: {e}") from None
+    t = build_checked(_build, O.alloc_state(1, rules.num_players, deck.num_types, deck.num_cards), rules, sc)
     if t.phase[0] != O.PH_OVER:
         mask = np.zeros(int(O.action_layout(deck.num_types)["n_actions"]), np.int8)
         ids = np.zeros(len(mask), np.int16)
@@ -54,25 +45,6 @@ def parse(rules, sc: dict) -> O.OmgState:
             raise ValueError(f"scenario leaves current_player {int(t.turn[0])} with no legal action in phase "
                              f"{O.PHASE_NAMES[t.phase[0]]!r}")
     return t
-
-
-def commit(s, g: int, t) -> None:
-    """Copy the one-game state ``t`` (from :func:`parse`) into row ``g`` of ``s``, all but the random stream."""
-    for name, dst, src in zip(t._fields, s, t):
-        if name != "rng":
-            dst[g] = src[0]
-
-
-def _flag(value, where: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{where} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _count(value, lo: int, hi: int, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"{where} must be an integer in {lo}..{hi}, got {value!r}")
-    return int(value)
 
 
 def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
@@ -93,11 +65,6 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
         used[index[x]] += 1
         return index[x]
 
-    def cards(value, where: str) -> list:
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"{where} must be a list of cards, got {value!r}")
-        return list(value)
-
     players = sc.get("players", [])
     if not isinstance(players, list) or len(players) != n:
         raise ValueError(f"players must list {n} seats, got {len(players) if isinstance(players, list) else players!r}")
@@ -107,14 +74,14 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
         unknown = set(pl) - {"hand", "finished", "skip_next"}
         if unknown:
             raise ValueError(f"unknown keys {sorted(unknown)} for player {q}; allowed: hand, finished, skip_next")
-        for c in cards(pl.get("hand", []), f"players[{q}].hand"):
+        for c in card_list(pl.get("hand", []), f"players[{q}].hand"):
             s.hand[g, q, card(c, f"player {q}'s hand")] += 1
         s.hsize[g, q] = int(s.hand[g, q].sum())
-        s.skip[g, q] = 1 if _flag(pl.get("skip_next", False), f"players[{q}].skip_next") else 0
-    pile = [card(c, "pile") for c in cards(sc.get("pile", []), "pile")]
+        s.skip[g, q] = 1 if flag(pl.get("skip_next", False), f"players[{q}].skip_next") else 0
+    pile = [card(c, "pile") for c in card_list(sc.get("pile", []), "pile")]
     if not pile:
         raise ValueError("the pile needs at least its top card")
-    dk = [card(c, "deck") for c in cards(sc.get("deck", []), "deck")]
+    dk = [card(c, "deck") for c in card_list(sc.get("deck", []), "deck")]
     over = np.flatnonzero(used > np.asarray(deck.count))
     if len(over):
         t = int(over[0])
@@ -137,14 +104,14 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     s.winner[g] = -1
     s.terminated[g] = False
     s.truncated[g] = False
-    s.plies[g] = _count(sc.get("plies", 0), 0, rules.ply_cap - 1, "plies")
+    s.plies[g] = small_int(sc.get("plies", 0), 0, rules.ply_cap - 1, "plies")
     s.rewards[g] = 0.0
     revealed = sc.get("revealed")
     if revealed is not None:
         if not isinstance(revealed, str) or revealed not in index or not dk or index[revealed] != dk[0]:
             raise ValueError(f"revealed must be the deck's top card (the first of 'deck'), got {revealed!r}")
         s.revealed[g] = index[revealed]
-    finished = [q for q, pl in enumerate(players) if _flag(pl.get("finished", False), f"players[{q}].finished")]
+    finished = [q for q, pl in enumerate(players) if flag(pl.get("finished", False), f"players[{q}].finished")]
     placing = sc.get("placing", finished)
     if not isinstance(placing, (list, tuple)):
         raise ValueError(f"placing must be a list of seats, got {placing!r}")
@@ -154,13 +121,13 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
         if winner is None:
             s.truncated[g] = True
         else:
-            s.winner[g] = _seat(winner, n, "winner")
+            s.winner[g] = seat(winner, n, "winner")
             s.terminated[g] = True
         s.turn[g] = 0
         return
     if finished or placing:
         raise ValueError("in omg the first player out wins and the game ends: a live game has no finished player")
-    p = s.turn[g] = _seat(sc.get("current_player", 0), n, "current_player")
+    p = s.turn[g] = seat(sc.get("current_player", 0), n, "current_player")
     power = sc.get("power")
     for q in range(n):  # seed 001: "The winner of the game is the player who gets to empty his hand first!"
         if q != p and s.hsize[g, q] == 0:
@@ -184,7 +151,7 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     elif ph == O.PH_GIVE:
         if god != O.HERA:
             raise ValueError("phase 'give' is Hera's, with 'left' >= 1 penalty cards to deal")
-        s.left[g] = _count(left, 1, 127, "left (Hera's penalty cards left to deal)")
+        s.left[g] = small_int(left, 1, 127, "left (Hera's penalty cards left to deal)")
     elif ph == O.PH_CHOOSE:
         kinds = {O.ARTEMIS: O.F_NUMBER, O.DEMETER: O.F_COLOR, O.POSEIDON: O.F_GOD, O.APOLLO: O.F_ATTR}
         if god not in kinds:
@@ -195,7 +162,7 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     elif ph == O.PH_DISCARD:
         if god not in (O.ATHENA, O.HEPHAESTUS, O.ARTEMIS, O.DEMETER, O.POSEIDON, O.APOLLO):
             raise ValueError(f"phase 'discard' is for a discarding power, not {power}")
-        s.left[g] = _count(left, 1, 127, "left (discards left)")
+        s.left[g] = small_int(left, 1, 127, "left (discards left)")
         chosen = sc.get("chosen")
         if god in (O.ATHENA, O.HEPHAESTUS):
             if chosen:

@@ -37,6 +37,7 @@ import numpy as np
 
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules
+from shedders.scenario import build_checked, card_list, commit, flag, seat, small_int
 
 RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
 PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}
@@ -61,14 +62,6 @@ def _names(counts) -> list[str]:
     return [K.RANK_NAMES[r] for r in range(K.R) for _ in range(int(counts[r]))]
 
 
-def _seat(value, n: int, what: str, allow_none: bool = False) -> int:
-    if value is None and allow_none:
-        return -1
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
-        raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {value!r}")
-    return int(value)
-
-
 def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     """Load scenario ``sc`` into row ``g`` of ``s``; raises ValueError for a malformed or impossible one, with
     ``s`` untouched (the scenario is checked completely in a scratch game first). The random stream is not
@@ -78,37 +71,7 @@ def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
 
 def parse(rules: PalaceRules, sc: dict) -> K.PalaceState:
     """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
-    t = K.alloc_state(1, rules.num_players, rules.num_cards)
-    try:
-        _build(t, 0, rules, sc)
-    except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as e:  # a value of the wrong type
-        raise ValueError(f"malformed scenario: {type(e).__name__}: {e}") from None
-    return t
-
-
-def commit(s, g: int, t) -> None:
-    """Copy the one-game state ``t`` (from :func:`parse`) into row ``g`` of ``s``, all but the random stream."""
-    for name, dst, src in zip(t._fields, s, t):
-        if name != "rng":
-            dst[g] = src[0]
-
-
-def _card_list(value, where: str) -> list:
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{where} must be a list of cards, got {value!r}")
-    return list(value)
-
-
-def _flag(value, where: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{where} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _small_int(value, lo: int, hi: int, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise ValueError(f"{where} must be an integer in {lo}..{hi}, got {value!r}")
-    return int(value)
+    return build_checked(_build, K.alloc_state(1, rules.num_players, rules.num_cards), rules, sc)
 
 
 def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
@@ -139,7 +102,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         h = _counts(pl.get("hand", []), f"players[{i}].hand")
         u = _counts(pl.get("face_up", []), f"players[{i}].face_up")
         where = f"players[{i}].face_down"
-        d = [_rank(c, where) for c in _card_list(pl.get("face_down", []), where)]
+        d = [_rank(c, where) for c in card_list(pl.get("face_down", []), where)]
         kn = _counts(pl.get("known", []), f"players[{i}].known")
         if len(d) > 3:
             raise ValueError(f"players[{i}].face_down holds at most 3 cards, got {len(d)}")
@@ -147,7 +110,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             raise ValueError(f"players[{i}].known must be cards of the hand")
         if h.sum() > 127 or u.sum() > 127:
             raise ValueError(f"players[{i}] holds too many cards")
-        fin = _flag(pl.get("finished", False), f"players[{i}].finished")
+        fin = flag(pl.get("finished", False), f"players[{i}].finished")
         if fin and (h.sum() or u.sum() or d):
             raise ValueError(f"players[{i}] is finished but still holds cards")
         total += h + u
@@ -168,7 +131,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             r = a = _rank(c, "pile")
         pile.append(r)
         pile_as.append(a)
-    deck = [_rank(c, "deck") for c in _card_list(sc.get("deck", []), "deck")]
+    deck = [_rank(c, "deck") for c in card_list(sc.get("deck", []), "deck")]
     out = _counts(sc.get("out_of_play", []), "out_of_play")
     for r in pile + deck:
         total[r] += 1
@@ -199,11 +162,11 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     direction = sc.get("direction", 1)
     if isinstance(direction, bool) or direction not in (1, -1):
         raise ValueError(f"direction must be 1 or -1, got {direction!r}")
-    cur = _seat(sc.get("current_player", 0), n, "current_player")
+    cur = seat(sc.get("current_player", 0), n, "current_player")
     if finished[cur]:
         raise ValueError(f"current_player {cur} has already gone out")
-    turn = _seat(sc.get("turn", cur), n, "turn")
-    target = _seat(sc.get("target"), n, "target", allow_none=True)
+    turn = seat(sc.get("turn", cur), n, "turn")
+    target = seat(sc.get("target"), n, "target", allow_none=True)
     placing = sc.get("placing")
     if placing is None:
         placing = [i for i in range(n) if finished[i]]
@@ -226,7 +189,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     win_rank = win_by = -1
     if phase == K.PH_SNEAK:
         win_rank = _rank(sc.get("sneak_rank"), "sneak_rank")
-        win_by = _seat(sc.get("sneak_by"), n, "sneak_by")
+        win_by = seat(sc.get("sneak_by"), n, "sneak_by")
         if win_by == cur:
             raise ValueError("sneak_by never sneaks on its own play")
         if hands[cur][win_rank] == 0:
@@ -236,7 +199,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     elif sc["resume_player"] is None:  # as state_dict() writes it when no sneak window is open: unset
         resume = -1
     else:
-        resume = _seat(sc["resume_player"], n, "resume_player")
+        resume = seat(sc["resume_player"], n, "resume_player")
     if phase == K.PH_SNEAK and (resume < 0 or finished[resume]):
         raise ValueError(f"phase 'sneak' needs 'resume_player', a seat still in the game who decides when the "
                          f"window closes; got {sc.get('resume_player')!r}")
@@ -282,8 +245,8 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         for j, r in enumerate(downs[i]):
             s.face_down[g, i, j] = r
         s.finished[g, i] = finished[i]
-    for j, seat in enumerate(placing):
-        s.placing[g, j] = seat
+    for j, q in enumerate(placing):
+        s.placing[g, j] = q
     s.n_out[g] = len(placing)
     s.pile[g, : len(pile)] = pile
     s.pile_as[g, : len(pile)] = pile_as
@@ -302,20 +265,20 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     s.win_by[g] = win_by
     s.resume[g] = resume
     s.resume_phase[g] = PHASE_INDEX[resume_phase]
-    s.oot[g] = _flag(sc.get("out_of_turn", False), "out_of_turn")
+    s.oot[g] = flag(sc.get("out_of_turn", False), "out_of_turn")
     s.last_rank[g] = last_rank
     if phase == K.PH_SNEAK:
         if "ask" in sc or "ask_left" in sc:
-            s.ask[g] = _seat(sc.get("ask"), n, "ask")
-            s.ask_left[g] = _small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
+            s.ask[g] = seat(sc.get("ask"), n, "ask")
+            s.ask_left[g] = small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
         else:  # the window goes once round from the left of sneak_by; cur was asked just now
             j = (cur - win_by) % n
             s.ask[g] = (cur + 1) % n
             s.ask_left[g] = n - 1 - j
     if phase == K.PH_COUNTER:
         if "ask" in sc or "ask_left" in sc:
-            s.ask[g] = _seat(sc.get("ask"), n, "ask")
-            s.ask_left[g] = _small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
+            s.ask[g] = seat(sc.get("ask"), n, "ask")
+            s.ask_left[g] = small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
         else:  # the asking goes once round the table from the target; cur was asked just now
             j = ((cur - target) * direction) % n
             s.ask[g] = (cur + direction) % n

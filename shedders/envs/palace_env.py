@@ -49,11 +49,11 @@ def action_names() -> tuple[str, ...]:
 
 
 ACTION_NAMES = action_names()
+ACTION_IDS = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 #: env versions by ruleset (``shedders_<ruleset>_v<N>``, module ``<ruleset>_v<N>``); a change that alters play
 #: bumps it and says why in the module's version history (``shedders.envs._docs.VERSION_NOTES``)
 VERSIONS = {"house": 1}
-ACTION_IDS = {name: i for i, name in enumerate(ACTION_NAMES)}
 
 
 def layout_table(layout) -> str:

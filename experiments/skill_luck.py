@@ -56,6 +56,7 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
+    cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES)
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -397,7 +398,7 @@ def _tournament(cfg: Config, ruleset: str, agents: list[str], lineup: list[int] 
                 progress: bool) -> dict:
     tc = T.Config(ruleset=ruleset, players=cfg.players, agents=agents, games=cfg.deals, seed=cfg.seed,
                   workers=cfg.workers, out=str(Path(cfg.out) / cfg.run_name() / "tournaments"),
-                  name=None, ply_cap=cfg.ply_cap, chunk=cfg.chunk, lineup=lineup)
+                  name=None, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule, chunk=cfg.chunk, lineup=lineup)
     summary = T.run(tc, progress=progress)
     return summary
 
@@ -686,6 +687,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--out", default="runs")
     ap.add_argument("--name", default=None)
     ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--cap-rule", default="truncate", help="truncate or most_cards (see the tournament's --help)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.all and args.ruleset:
@@ -695,7 +697,7 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = Config(rulesets=rulesets, players=args.players, agents=T.split_agents(args.agents), oracle=args.oracle,
                  field_agent=args.field, copies=T.split_agents(args.copies), deals=args.deals, seed=args.seed,
                  workers=args.workers, chunk=args.chunk, bootstrap=args.bootstrap, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap)
+                 ply_cap=args.ply_cap, cap_rule=args.cap_rule)
     command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         report = run(cfg, progress=not args.quiet, command=command.strip())

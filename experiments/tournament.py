@@ -67,6 +67,7 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
+    cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES)
     chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit batched agents (heuristics, ppo)
     replays: int = 0  # save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)
     lineup: list[int] | None = None  # a fixed seating (agent index per seat) for every deal, before rotation
@@ -74,7 +75,8 @@ class Config:
     def run_name(self) -> str:
         if self.name:
             return self.name
-        skip = ("workers", "backend", "out", "name", "replays") + (("lineup",) if self.lineup is None else ())
+        skip = (("workers", "backend", "out", "name", "replays") + (("lineup",) if self.lineup is None else ())
+                + (("cap_rule",) if self.cap_rule == "truncate" else ()))  # names from before cap_rule stay
         key = json.dumps({k: v for k, v in asdict(self).items() if k not in skip}, sort_keys=True)
         return f"tournament-{self.ruleset}-{self.players}p-{hashlib.sha1(key.encode()).hexdigest()[:8]}"
 
@@ -124,7 +126,8 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         for j in range(n):
             for i in range(n):
                 seat_agent[d * n + j, i] = lineup[d, (i - j) % n]
-    vg = shedders.VectorGame(cfg.ruleset, rows, n, seed=cfg.seed, autoreset=False, ply_cap=cfg.ply_cap)
+    vg = shedders.VectorGame(cfg.ruleset, rows, n, seed=cfg.seed, autoreset=False, ply_cap=cfg.ply_cap,
+                             cap_rule=cfg.cap_rule)
     vg.reset(seeds=np.repeat(deal_seeds, n))
     built = []
     for idx, spec in enumerate(cfg.agents):
@@ -405,7 +408,7 @@ def check(cfg: Config) -> None:
     import agents as agents_pkg
     import shedders
 
-    shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap)  # ruleset, player count, ply cap
+    shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     if not cfg.agents:
         raise ValueError("agents: give at least one agent")
     for spec in cfg.agents:
@@ -456,7 +459,8 @@ def claim(run_dir: Path, cfg: Config) -> None:
             saved = json.loads(path.read_text())
         except (OSError, ValueError):
             raise ValueError(f"{path} is not a tournament config; choose another --name") from None
-        old = {k: v for k, v in saved.items() if k not in RESULT_FREE}
+        defaults = asdict(Config())  # a setting added since the run was saved has its default there
+        old = {k: saved.get(k, defaults.get(k)) for k in set(saved) | set(defaults) if k not in RESULT_FREE}
         new = result_key(cfg)
         if "files" in new and "files" not in old:  # a run written before file digests were kept
             old["files"] = new["files"]
@@ -565,6 +569,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--out", default="runs")
     ap.add_argument("--name", default=None, help="run directory name (default: derived from the arguments)")
     ap.add_argument("--ply-cap", type=int, default=5000)
+    ap.add_argument("--cap-rule", default="truncate",
+                    help="how a game at the cap ends: truncate (players still in get 0) or most_cards (placed by "
+                         "cards left, fewest first)")
     ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
                     help="deals per chunk (seeding unit; 256+ speeds up batched agents: heuristics, ppo)")
     ap.add_argument("--lineup", default=None,
@@ -578,7 +585,8 @@ def main(argv: list[str] | None = None) -> dict:
         ap.error(f"--lineup must be agent indices separated by commas (0,1,1,1), got {args.lineup!r}")
     cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
                  seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, chunk=args.chunk, replays=args.replays, lineup=lineup)
+                 ply_cap=args.ply_cap, cap_rule=args.cap_rule, chunk=args.chunk, replays=args.replays,
+                 lineup=lineup)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)

@@ -66,7 +66,8 @@ class Config:
     max_grad_norm: float = 0.5
     hidden: int = 128  # width of the two hidden layers
     # training only: a seat still in when its game reaches the ply cap is charged this much (the env gives 0), so
-    # that stalling (in core, picking the pile up for ever) does not pay better than losing
+    # that stalling (in core, picking the pile up for ever) does not pay better than losing; not with
+    # cap_rule="most_cards", where the env decides a capped game
     truncation_penalty: float = 1.0
     self_play: float = 0.5  # share of games where the network holds every seat
     learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
@@ -87,6 +88,7 @@ class Config:
     out: str = "runs"
     name: str | None = None
     ply_cap: int = 5000
+    cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES); evaluation uses the same
     # fine-tuning: start the network from this checkpoint's weights (a run's checkpoint.pt or an exported one, same
     # ruleset, players and hidden); the optimizer, counters and pool start fresh. Ignored when --resume finds a run
     init: str = ""
@@ -235,7 +237,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                          f"{run_dir} exists")
     run_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(cfg.device)
-    vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap)
+    vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap,
+                             cap_rule=cfg.cap_rule)
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
     random.seed(cfg.seed)
     model = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
@@ -266,7 +269,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],
-                             ply_cap=cfg.ply_cap)
+                             ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     vg.reset()
     opp = Opponents(cfg, np_rng, cfg.num_envs)
     for st in pool_states:
@@ -353,7 +356,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 idx = np.flatnonzero((last_t[:, s] >= 0) & (r[:, s] != 0))
                 rew_buf[last_t[idx, s], idx] += r[idx, s]
             ended = np.flatnonzero(vg.terminated | vg.truncated)
-            if cfg.truncation_penalty:
+            if cfg.truncation_penalty and cfg.cap_rule == "truncate":  # most_cards decides a capped game
                 for g in np.flatnonzero(vg.truncated):
                     out_ = set(int(p) for p in vg.final_placing[g] if p >= 0)
                     for s in range(n):
@@ -515,7 +518,7 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     field = [a for a in ("greedy", "expert") if _has(a, cfg.ruleset)]
     tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
                   games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"), name=f"update-{update:06d}",
-                  ply_cap=cfg.ply_cap)
+                  ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     s = T.run(tc, progress=False)
     out = {}
     for row in s["agents"]:

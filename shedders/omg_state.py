@@ -13,7 +13,9 @@ shedders adds, for a power that is waiting for a decision:
 - ``chosen``: in ``"discard"`` after a choice, ``{"number": 3}``, ``{"color": "Fire"}`` or ``{"god": "Hera"}``;
 - ``left``: discards left (``"discard"``), or Hera's penalty cards left to deal (``"give"``);
 - ``winner``: the seat that won, when the game is over;
-- ``plies``: decisions made so far (the ply cap counts them; default 0).
+- ``plies``: decisions made so far (the ply cap counts them; default 0);
+- ``truncated``: when the game is over, whether it ended at the ply cap (with ``cap_rule="most_cards"`` it then
+  has a ``winner`` too).
 """
 
 from __future__ import annotations
@@ -118,11 +120,13 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     placing = list(placing)
     if ph == O.PH_OVER:
         winner = sc.get("winner", placing[0] if placing else None)
-        if winner is None:
-            s.truncated[g] = True
-        else:
+        capped = flag(sc.get("truncated", winner is None), "truncated")  # at the cap (decided by most_cards)
+        if winner is not None:
             s.winner[g] = seat(winner, n, "winner")
-            s.terminated[g] = True
+        s.truncated[g] = capped
+        s.terminated[g] = not capped
+        if not capped and winner is None:
+            raise ValueError("a game over that was not truncated has a 'winner'")
         s.turn[g] = 0
         return
     if finished or placing:
@@ -213,4 +217,6 @@ def to_dict(s: O.OmgState, g: int, rules) -> dict:
                            {"color": COLORS[s.fval[g]]} if k == O.F_COLOR else {"god": GODS[s.fval[g]]})
     if over and winner is not None:
         d["winner"] = winner
+    if over:
+        d["truncated"] = bool(s.truncated[g])
     return d

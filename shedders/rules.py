@@ -46,6 +46,9 @@ FATALITY_TOGGLES = ("swap_phase", "pickup_with_up", "up_with_hand", "threes_as_t
 PLAYER_RANGE = {"og": (2, 8), "fatality": (2, 6), "core": (2, 5), "south_african": (2, 6), "omg": (2, 8)}
 FAMILY = {"core": K.FAM_003, "south_african": K.FAM_003, "og": K.FAM_OG, "fatality": K.FAM_FAT}
 DEFAULT_PLY_CAP = 5000
+#: how a game that reaches the ply cap ends (RULINGS): "truncate" (PettingZoo truncation: players still in get 0)
+#: or "most_cards" (players still in are placed by the cards they hold, fewest first; the game is decided)
+CAP_RULES = ("truncate", "most_cards")
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class PalaceRules:
     num_decks: int = 1
     ply_cap: int = DEFAULT_PLY_CAP
     base: str | None = None  # house only: the ruleset it starts from
+    cap_rule: str = "truncate"  # CAP_RULES: how a game at the ply cap ends
 
     @property
     def num_jokers(self) -> int:
@@ -120,6 +124,7 @@ class PalaceRules:
         p[K.P_UP_WITH_HAND] = self.up_with_hand
         p[K.P_PICKUP_WITH_UP] = self.pickup_with_up
         p[K.P_THREES_AS_TOP] = self.threes_as_top
+        p[K.P_CAP_RULE] = CAP_RULES.index(self.cap_rule)
         return p
 
 
@@ -152,6 +157,7 @@ class OmgRules:
     ply_cap: int = DEFAULT_PLY_CAP
     name: str = "omg"
     hand_size: int = 6  # seed 001 "give 6 cards to each player"
+    cap_rule: str = "truncate"  # CAP_RULES: how a game at the ply cap ends
 
     @property
     def num_cards(self) -> int:
@@ -165,6 +171,7 @@ class OmgRules:
         p[O.P_PLY_CAP] = self.ply_cap
         p[O.P_HAND] = self.hand_size
         p[O.P_NTYPES] = self.deck.num_types
+        p[O.P_CAP_RULE] = CAP_RULES.index(self.cap_rule)
         return p
 
 
@@ -192,6 +199,7 @@ def make_rules(
     rules: dict | None = None,
     ply_cap: int = DEFAULT_PLY_CAP,
     deck=None,
+    cap_rule: str = "truncate",
 ) -> PalaceRules | OmgRules:
     """Validate the arguments of ``shedders.env`` and build the ruleset's config.
 
@@ -210,6 +218,8 @@ def make_rules(
         raise ValueError(f"ply_cap must be an integer in 1..30000, got {ply_cap!r}")
     if deck is not None and ruleset != "omg":
         raise ValueError(f"deck= is accepted by 'omg' only, not by {ruleset!r}")
+    if not isinstance(cap_rule, str) or cap_rule not in CAP_RULES:
+        raise ValueError(f"unknown cap_rule {cap_rule!r}; allowed: {', '.join(CAP_RULES)}")
     if ruleset == "omg":
         lo, hi = PLAYER_RANGE["omg"]
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
@@ -220,7 +230,7 @@ def make_rules(
         if d.num_cards < 6 * num_players + 1:
             raise ValueError(f"bad num_players {num_players} for this deck: {num_players} hands of 6 and the "
                              f"opening card need {6 * num_players + 1} cards, the deck holds {d.num_cards}")
-        return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap))
+        return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap), cap_rule=cap_rule)
     family = ruleset
     fields: dict = {}
     if ruleset == "south_african":
@@ -244,7 +254,8 @@ def make_rules(
         raise ValueError(f"bad num_players {num_players} for {ruleset!r}; allowed: {lo}..{hi}")
     if ruleset == "og" and num_players >= 6:
         fields.update(num_decks=2, set_size=5)  # seed 000: two decks, "a full set requires 5 cards"
-    rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base, **fields)
+    rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base,
+                        cap_rule=cap_rule, **fields)
     if rules.num_cards < 9 * rules.num_players:
         raise ValueError(
             f"bad num_players {num_players} for this deck: {num_players} players are dealt "
@@ -270,4 +281,6 @@ def env_kwargs(rules) -> dict:
         out["rules"] = {t: getattr(rules, t) for t in FATALITY_TOGGLES}
     if rules.ply_cap != DEFAULT_PLY_CAP:
         out["ply_cap"] = rules.ply_cap
+    if rules.cap_rule != "truncate":
+        out["cap_rule"] = rules.cap_rule
     return out

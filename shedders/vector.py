@@ -57,7 +57,8 @@ class VectorGame:
     - ``rewards`` float32 (B, P): the last step's rewards for every seat; ``terminated``, ``truncated`` bool (B,).
     - ``final_placing`` int8 (B, P): for games that ended in the last step, seats in finishing order (the loser
       last; -1 padding when truncated, and in og, where the first player out wins and the game ends, after the
-      winner), else all -1. ``final_plies`` int16 (B,): their length in decisions.
+      winner), else all -1. With ``cap_rule="most_cards"`` a capped game is decided, so its placing is whole
+      (``truncated`` is still set). ``final_plies`` int16 (B,): their length in decisions.
     - ``state``: the engine state (``shedders.engine.palace.PalaceState``), for search agents that clone games.
     """
 

@@ -100,8 +100,10 @@ N_ACTIONS = A_SNEAK + R * MAXC
     P_UP_WITH_HAND,  # fatality*: face-up cards of rank r join a play of the last hand cards, all r
     P_PICKUP_WITH_UP,  # fatality*: with an empty hand, take face-up cards of one rank along with the pile
     P_THREES_AS_TOP,  # fatality*: a hand of only 3s is played at once as the top's rank
+    P_CAP_RULE,  # CAP_TRUNCATE or CAP_MOST_CARDS: how a game at the ply cap ends
     N_PARAMS,
-) = range(24)
+) = range(25)
+CAP_TRUNCATE, CAP_MOST_CARDS = range(2)  # the order of shedders.rules.CAP_RULES
 
 PalaceState = namedtuple(
     "PalaceState",
@@ -1119,11 +1121,37 @@ def fatality_play_nb(s, g, p, action, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def truncate_check_nb(s, g, params):
-    """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got."""
+    """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got.
+    With ``cap_rule="most_cards"`` it is decided instead: the players still in go out by the cards they hold in
+    every zone, fewest first, ties by seat order from the player to act, each rewarded as going out is; the last
+    is the Shithead (og: the first placed wins). Either way the game is flagged truncated."""
     if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
+        if params[P_CAP_RULE] == CAP_MOST_CARDS:
+            place_by_cards_nb(s, g, params)
         s.phase[g] = PH_OVER
         s.actor[g] = -1
+        s.terminated[g] = False
         s.truncated[g] = True
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def place_by_cards_nb(s, g, params):
+    """Players still in go out one by one, the fewest cards (hand, face up and face down) first, ties by seat
+    order clockwise from the player to act, until ``go_out_nb`` ends the game."""
+    n = params[P_NPLAYERS]
+    start = np.int64(s.actor[g]) if s.actor[g] >= 0 else np.int64(s.turn[g])
+    for _ in range(n):
+        best = -1
+        fewest = 1 << 30
+        for i in range(n):
+            q = (start + i) % n
+            if s.finished[g, q] == 0:
+                c = hand_count_nb(s, g, q) + up_count_nb(s, g, q) + down_count_nb(s, g, q)
+                if c < fewest:
+                    best = q
+                    fewest = c
+        if best < 0 or go_out_nb(s, g, best, params):
+            return
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1372,7 +1400,7 @@ def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewar
             k = np.int64(s.n_out[g])
             for q in range(k):
                 final_placing[g, q] = s.placing[g, q]
-            if s.terminated[g] and k == n - 1:
+            if k == n - 1:  # decided (by the rules, or at the cap by most_cards)
                 for q in range(n):
                     if s.finished[g, q] == 0:
                         final_placing[g, k] = q  # the last player, who never went out (og: only the winner)

@@ -20,6 +20,11 @@ players still in get 0."""
 
 REWARDS = {"og": REWARDS_OG, "fatality": REWARDS_FAT}
 
+CAP_RULE_DOC = """With `cap_rule="most_cards"` a game at the ply cap is decided instead (no seed speaks of the cap; this is how
+shead.online ends one): the players still in go out by the cards they hold in every zone, fewest first, ties by
+seat order clockwise from the player to act, each paid as going out is, so the last is the Shithead (og: the first
+placed wins). The game is still flagged truncated (PettingZoo's truncation), so capped games can be counted."""
+
 
 #: the env version of each ruleset whose play changed since v0, and why (a change that alters play bumps it)
 VERSION_NOTES = {
@@ -47,7 +52,7 @@ def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players:
 | Observation | `{{"observation": int8[{K.observation_size(4)}] at 4 players, "action_mask": int8[{K.N_ACTIONS}]}}` |
 
 ## Arguments
-`{ruleset}_v{v}.env(num_players=4, render_mode=None, ply_cap=5000{ARGS.get(ruleset, "")})`
+`{ruleset}_v{v}.env(num_players=4, render_mode=None, ply_cap=5000, cap_rule="truncate"{ARGS.get(ruleset, "")})`
 
 ## Rules
 {rules_text}
@@ -79,6 +84,8 @@ Every palace ruleset shares this one layout; the mask only ever offers the rules
 
 ## Rewards
 {REWARDS.get(ruleset, REWARDS_003)}
+
+{CAP_RULE_DOC}
 
 ## Version history
 {history}

@@ -136,7 +136,7 @@ class OmgEnv(ShedEnv):
             done = self.terminations if s.terminated[0] else self.truncations
             for a_ in self.agents:
                 done[a_] = True
-            if s.terminated[0]:
+            if s.winner[0] >= 0:  # won, or decided at the cap by most_cards
                 self.infos = {a_: {"placing": self.placing()} for a_ in self.agents}
             self._deads_step_first()
         else:

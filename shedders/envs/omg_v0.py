@@ -47,9 +47,11 @@ def _doc() -> str:
     return "\n".join([
         "# omg: the god-themed matching game (seed 001)", "",
         "```python", "from shedders.envs import omg_v0", "env = omg_v0.env(num_players=4, render_mode=None, "
-        "ply_cap=5000, deck=None)", "```", "",
+        "ply_cap=5000, cap_rule=\"truncate\", deck=None)", "```", "",
         "## How shedders reads the rules", "", READINGS,
-        "## Rewards", "", "Winner +1, every other player -1/(N-1), on the step the game ends; truncated: 0.", "",
+        "## Rewards", "", "Winner +1, every other player -1/(N-1), on the step the game ends; truncated: 0. With "
+        "`cap_rule=\"most_cards\"` a game at the ply cap is won by the player with the fewest cards in hand (ties by "
+        "seat order from the player to act), paid as an ordinary win, and still flagged truncated.", "",
         f"## Actions ({lay['n_actions']} with the default deck)", "", *table, "",
         "## Observation (4 players, default deck)", "", omg_env.observation_table(4), "",
         "## The seed's text", "", rules_text,

@@ -243,7 +243,7 @@ class PalaceEnv(ShedEnv):
             done = self.terminations if s.terminated[0] else self.truncations
             for a in self.agents:
                 done[a] = True
-            if s.terminated[0]:
+            if s.terminated[0] or self.rules.cap_rule == "most_cards":  # decided, by the rules or at the cap
                 info = {"placing": self.placing()}
                 if self.rules.family == K.FAM_FAT:
                     info.update(fatality_info(int(s.last_rank[0])))

@@ -33,6 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from experiments import tournament as T
+from experiments.stats import (by_deal, games_to_lead, mean_ci, norm_ppf,  # noqa: F401  (games_to_lead and
+                               normal_games_to_lead, percentiles)  # normal_games_to_lead: also read from here)
 
 Z95_ONE_SIDED = 1.6448536269514722  # P(Z < z) = 0.95: "leads with 95% confidence"
 
@@ -79,19 +81,6 @@ def _wins(reward: np.ndarray, trunc: np.ndarray) -> np.ndarray:
     return (r == r.max(axis=1, keepdims=True)) & ~trunc[:, None]
 
 
-def _by_deal(deal: np.ndarray, values: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per-deal sums of values and of weights (the deals in sorted order)."""
-    keys, inv = np.unique(deal, return_inverse=True)
-    w = np.ones_like(values, float) if weights is None else weights.astype(float)
-    return np.bincount(inv, values * w, len(keys)), np.bincount(inv, w, len(keys))
-
-
-def _ci(per_deal: np.ndarray) -> tuple[float, float, float]:
-    m = float(per_deal.mean())
-    h = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else math.nan
-    return m, m - h, m + h
-
-
 def luck_baseline(rows: dict) -> float:
     """The win rate of a seat under pure luck: the mean share of seats that win a game."""
     _, _, reward, trunc = _arrays(rows)
@@ -107,8 +96,8 @@ def agent_stats(rows: dict, agent: int) -> dict:
     rank = T.reward_ranks(reward)
     out = {}
     for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
-        s, w = _by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
-        m, lo, hi = _ci(s / w)
+        s, w = by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
+        m, lo, hi = mean_ci(s / w)
         out.update({key: m, f"{key}_lo": lo, f"{key}_hi": hi})
     out["seats"] = int(mine.sum())
     return out
@@ -120,7 +109,7 @@ def per_deal_reward(rows: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
     mine = seat_agent == agent
     d = deal[:, None].repeat(mine.shape[1], 1)[mine]
     keys = np.unique(d)
-    s, w = _by_deal(d, reward[mine])
+    s, w = by_deal(d, reward[mine])
     return keys, s / w
 
 
@@ -130,8 +119,8 @@ def seat_win_rates(rows: dict) -> list[dict]:
     wins = _wins(reward, trunc).astype(float)
     out = []
     for s in range(wins.shape[1]):
-        ps, pw = _by_deal(deal, wins[:, s])
-        m, lo, hi = _ci(ps / pw)
+        ps, pw = by_deal(deal, wins[:, s])
+        m, lo, hi = mean_ci(ps / pw)
         out.append({"seat": s, "win_rate": m, "win_lo": lo, "win_hi": hi})
     return out
 
@@ -174,58 +163,6 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
             "means": {n: float(per[n].mean()) for n in names}, "deals": int(len(keys))}
 
 
-def games_to_lead(scores: np.ndarray, level: float = 0.95, exact_up_to: int = 3000) -> float:
-    """The fewest independent games after which the better of two agents is ahead with probability ``level``
-    (a tie in the total counts half), for per-game scores 1 (ahead), 1/2 (tied), 0 (behind) drawn as observed.
-
-    Computed exactly by convolving the per-game distribution (+1, 0, -1) n times; beyond ``exact_up_to`` games,
-    by the normal approximation n = (z * sd / mean)^2 of the centred scores, which is accurate there. inf when
-    the two are even; 1 when one always wins."""
-    s = np.asarray(scores, float)
-    if not np.all(np.isin(s, (0.0, 0.5, 1.0))):
-        raise ValueError("scores must be 1 (ahead), 0.5 (tied) or 0 (behind)")
-    pa, pb = float(np.mean(s == 1.0)), float(np.mean(s == 0.0))
-    if pa < pb:
-        pa, pb = pb, pa
-    pt = 1.0 - pa - pb
-    if pa == pb:
-        return math.inf
-    if pa == 1.0:
-        return 1.0
-    d = s - 0.5
-    z = float(_norm_ppf(level))
-    approx = (z * float(d.std(ddof=1)) / abs(float(d.mean()))) ** 2
-    if approx > exact_up_to:
-        return float(math.ceil(approx))
-    dist = np.array([1.0])  # distribution of (games ahead - games behind), from -n to n
-    for n in range(1, exact_up_to + 1):
-        new = np.zeros(len(dist) + 2)
-        new[2:] += pa * dist
-        new[1:-1] += pt * dist
-        new[:-2] += pb * dist
-        dist = new
-        if dist[n + 1:].sum() + 0.5 * dist[n] >= level:
-            return float(n)
-    return float(math.ceil(approx))
-
-
-def normal_games_to_lead(values: np.ndarray, level: float = 0.95) -> float:
-    """The normal approximation n = (z * sd / mean)^2 for per-unit scores in [0, 1] centred on 1/2 (used for
-    whole duplicate deals, whose score is the mean over their rotations)."""
-    d = np.asarray(values, float) - 0.5
-    mu = abs(float(d.mean()))
-    if mu == 0:
-        return math.inf
-    sd = float(d.std(ddof=1)) if len(d) > 1 else 0.0
-    return max(1.0, float(math.ceil((_norm_ppf(level) * sd / mu) ** 2)))
-
-
-def _norm_ppf(p: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(p)
-
-
 def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """Per game where both sit: 1 if agent a ranks ahead of b, 1/2 tied, 0 behind; and the game's deal."""
     deal, seat_agent, reward, _ = _arrays(rows)
@@ -250,19 +187,12 @@ def lead_measure(rows: dict, a: int, b: int, bootstrap: int = 2000, seed: int = 
     for _ in range(bootstrap):
         pick = rng.integers(0, len(groups), len(groups))
         boot.append(games_to_lead(np.concatenate([groups[i] for i in pick])))
-    lo, hi = _percentiles(np.asarray(boot))
+    lo, hi = percentiles(np.asarray(boot))
     per_deal = np.array([g.mean() for g in groups])
     rotations = len(s) / len(groups)
     dup = normal_games_to_lead(per_deal) * rotations if len(groups) > 1 else math.nan
     return {"ahead": float(s.mean()), "games": int(len(s)), "games_to_lead": games_to_lead(s), "lo": lo, "hi": hi,
             "duplicate_games_to_lead": float(dup)}
-
-
-def _percentiles(x: np.ndarray) -> tuple[float, float]:
-    """2.5% and 97.5% percentiles of values that may be infinite ("never")."""
-    big = 1e18
-    lo, hi = np.percentile(np.where(np.isfinite(x), x, big), [2.5, 97.5])
-    return tuple(math.inf if v >= big / 10 else float(v) for v in (lo, hi))
 
 
 def elo_gap(p: float, games: int) -> float:
@@ -368,7 +298,7 @@ def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> d
     (one-seat runs on the same deals). Fresh deals for each: n = (z sd(A - B) / mean(A - B))^2 with the two
     results independent, var(A - B) = var(A) + var(B). Duplicate format (both play the same deals in every
     seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each."""
-    z = _norm_ppf(level)
+    z = norm_ppf(level)
     _, _, ag, ya = focal_layout({a: runs[a]})
     _, _, bg, yb = focal_layout({b: runs[b]})
     ka, pa = per_deal_reward(runs[a], 0)

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
+from experiments.stats import mean_ci, paired_difference, paired_rewards
 
 CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of saved progress
 
@@ -228,15 +229,6 @@ def agent_rank_table(reward, seat_agent, k: int) -> tuple[np.ndarray, np.ndarray
 # ------------------------------------------------------------------------------------------------------------------
 # Aggregation
 # ------------------------------------------------------------------------------------------------------------------
-def mean_ci(values_by_deal: list[float]) -> tuple[float, float, float]:
-    x = np.asarray(values_by_deal, float)
-    if len(x) == 0:
-        return math.nan, math.nan, math.nan
-    m = float(x.mean())
-    h = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else math.nan
-    return m, m - h, m + h
-
-
 def openskill_ratings(names: list[str], games, start: list | None = None) -> list:
     """OpenSkill (Plackett-Luce) ratings of ``names`` from ``games``, an iterable of (entries present, their ranks;
     1 is best, equal ranks tie), updated game by game in order, with no skill drift (tau = 0: the agents do not
@@ -300,8 +292,12 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
             ma, mb = (seat_agent == a).astype(float), (seat_agent == b).astype(float)
             pairs = ma.sum(axis=1) * mb.sum(axis=1)
             m = by_deal(np.einsum("gi,gij,gj->g", ma, score, mb), pairs)
+            # the verdict: on the deals where both sit, a's mean reward minus b's, a paired t test over deals
+            d = paired_difference(*paired_rewards(deal, seat_agent, reward, a, b))
             pairwise.append({"agent": cfg.agents[a], "opponent": cfg.agents[b], "games": int(pairs.sum()),
-                             "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2]})
+                             "ahead": m[0], "ahead_lo": m[1], "ahead_hi": m[2],
+                             "reward_diff": d["diff"], "diff_lo": d["lo"], "diff_hi": d["hi"], "p_value": d["p"],
+                             "paired_deals": d["deals"]})
 
     present, ranks = agent_rank_table(reward, seat_agent, k)
     ratings = openskill_ratings(cfg.agents, ((np.flatnonzero(present[g]).tolist(), ranks[g][present[g]].tolist())
@@ -351,6 +347,12 @@ def table(summary: dict) -> str:
             p = next(x for x in summary["pairwise"] if x["agent"] == a and x["opponent"] == b)
             cells.append("n/a" if not p["games"] else f"{p['ahead']:.3f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
+    lines += ["", "Paired verdicts (row's mean reward minus column's on the deals where both sit, 95% interval, "
+              "paired t test over deals):", "", "| | vs | difference (95%) | p | deals |", "|---|---|---|---|---|"]
+    for p in summary["pairwise"]:
+        if names.index(p["agent"]) < names.index(p["opponent"]) and p.get("paired_deals", 0) >= 2:
+            lines.append(f"| {p['agent']} | {p['opponent']} | {p['reward_diff']:+.4f} [{p['diff_lo']:+.4f}, "
+                         f"{p['diff_hi']:+.4f}] | {p['p_value']:.3g} | {p['paired_deals']} |")
     return "\n".join(lines)
 
 
@@ -382,7 +384,8 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
         w.writeheader()
         w.writerows(summary["agents"])
     with open(run_dir / "pairwise.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["agent", "opponent", "games", "ahead", "ahead_lo", "ahead_hi"])
+        w = csv.DictWriter(f, fieldnames=["agent", "opponent", "games", "ahead", "ahead_lo", "ahead_hi",
+                                          "reward_diff", "diff_lo", "diff_hi", "p_value", "paired_deals"])
         w.writeheader()
         w.writerows(summary["pairwise"])
     rows = summary["game_rows"]

@@ -36,7 +36,7 @@ def test_truncate_players_still_in_get_0_players_already_out_keep_what_they_got(
 
 
 def test_most_cards_players_still_in_are_placed_by_the_cards_they_hold_fewest_first():
-    # after player_0 plays its two 9s: player_0 holds 3 (5 face up, 2 face down), player_1 2, player_2 5, player_3 2
+    # after player_0 plays its two 9s: player_0 holds 3 (5 up, 2 face down), player_1 2, player_2 5, player_3 2
     env, got = capped("core", CORE, "most_cards", "play 2x9")
     sd = env.state_dict()
     # 1 and 3 hold 2 each: the tie goes by seat order from the player to act (player_1, after player_0's play)

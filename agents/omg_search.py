@@ -34,9 +34,11 @@ class OmgSearchAgent(SearchAgent):
     """The palace ``SearchAgent``'s interface and checks, over the omg engine's kernels and scratch."""
 
     def __init__(self, ruleset: str = "omg", num_players: int = 4, seed: int | None = None, budget: int = 64,
-                 eps: float = 0.1, max_plies: int = 16, rollout: str = "expert", **options):
-        if rollout != "expert":
-            raise ValueError(f"omg's search rolls out with expert only, got rollout={rollout!r}")
+                 eps: float = 0.1, max_plies: int = 16, rollout: str = "expert", opponents: str | None = None,
+                 **options):
+        if rollout != "expert" or opponents not in (None, "expert"):
+            raise ValueError(f"omg's search rolls out with expert for every seat only, got rollout={rollout!r}, "
+                             f"opponents={opponents!r}")
         super().__init__(ruleset, num_players, seed, budget=budget, eps=eps, max_plies=max_plies, rollout=rollout,
                          **options)
 

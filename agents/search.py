@@ -22,6 +22,11 @@ Both need the engine state, not only observations:
     actions = agent.act(vg.observation, vg.action_mask, state=vg.state)          # every game of a VectorGame
     actions = agent.act(obs[rows], mask[rows], state=vg.state, games=rows)       # some of them
 
+``opponents`` sets how the other seats play in the rollouts (``greedy``, ``expert`` or ``random``; by default
+the ``rollout`` policy): the model of the field. A search, or the oracle, best-responds to the field it models, so
+to measure against a field of ``random`` players, ``oracle:opponents=random`` is the fictive player that knows the
+cards and the field (with greedy opponents in its rollouts it best-responds to the wrong table).
+
 ``budget`` is the number of rollouts per decision (decisions with one legal action cost none); ``max_plies``
 caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
 south_african's Joker ping-pong between greedy players from eating the budget); ``eps`` is the rollouts' share
@@ -51,12 +56,20 @@ class SearchAgent(Agent):
 
     rollouts = {"greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
 
+    #: policies the other seats may play in the rollouts (``opponents=``): the field the search best-responds to
+    opponent_models = {"greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT, "random": K.POLICY_RANDOM}
+
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
-                 eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", **options):
+                 eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
+                 **options):
         super().__init__(ruleset, num_players, seed, **options)
         if rollout not in self.rollouts:
             raise ValueError(f"rollout must be one of {', '.join(self.rollouts)}, got {rollout!r}")
         self.rollout = rollout
+        opponents = rollout if opponents is None else opponents
+        if opponents not in self.opponent_models:
+            raise ValueError(f"opponents must be one of {', '.join(self.opponent_models)}, got {opponents!r}")
+        self.opponents = opponents
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
             raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
         if not 0.0 <= eps <= 1.0:
@@ -129,7 +142,7 @@ class SearchAgent(Agent):
         K.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
             self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool,
-            self.rollouts[self.rollout], self._obs, self._offsets, out,
+            self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets, out,
         )
 
 

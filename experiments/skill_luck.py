@@ -320,6 +320,19 @@ def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> d
 # ----------------------------------------------------------------------------------------------------------------
 # Playing the tournaments and writing the report
 # ----------------------------------------------------------------------------------------------------------------
+def modelled(spec: str, field: str, ruleset: str) -> str:
+    """The fictive player's spec for a table of ``field`` players: its rollouts play the other seats as the field
+    does (``opponents=``), so it best-responds to the table it sits at, as the relative-skill measure assumes.
+    Left as given where the spec names its own model, or the engine has none for that field (omg's search rolls
+    out expert for every seat)."""
+    from agents.search import SearchAgent
+
+    name, options = T.parse_agent(spec)
+    if ruleset == "omg" or "opponents" in options or field not in SearchAgent.opponent_models:
+        return spec
+    return f"{spec}{'+' if ':' in spec else ':'}opponents={field}"
+
+
 def _label(spec: str) -> str:
     return T.parse_agent(spec)[0]
 
@@ -353,11 +366,12 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     # fields of copies (also the field of random for random, and of the reference field for itself)
     for spec in dict.fromkeys([*copies_, "random", cfg.field_agent]):
         play(f"copies-{_label(spec)}", [spec], [0] * n)
-    # one seat in a field of random agents / of the reference field
+    # one seat in a field of random agents / of the reference field; the oracle best-responds to that field
     for fld in dict.fromkeys(["random", cfg.field_agent]):
         for spec in names:
             if _label(spec) != fld:
-                play(f"field-{fld}-{_label(spec)}", [spec, fld], [0] + [1] * (n - 1))
+                seat = modelled(spec, fld, ruleset) if spec == oracle else spec
+                play(f"field-{fld}-{_label(spec)}", [seat, fld], [0] + [1] * (n - 1))
     # all real agents at one table, every hand played by each (measures 3 and 4)
     play("all", list(real), None)
 

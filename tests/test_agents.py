@@ -240,3 +240,33 @@ def test_search_beats_greedy_in_fatality(tmp_path):
                    out=str(tmp_path)), progress=False)
     by = {a["agent"]: a for a in s["agents"]}
     assert by["search:budget=64"]["mean_reward"] > by["greedy"]["mean_reward"]
+
+
+def test_an_oracle_that_models_the_field_beats_one_that_models_greedy_against_random_players(tmp_path):
+    """The fictive player best-responds to the table it models: against three random players in og, the oracle whose
+    rollouts play the others at random scores above the one whose rollouts play them as greedy (which scored below
+    greedy itself: RESULTS' relative skill above 1). Same deals for both (duplicate format), paired test."""
+    from experiments import stats as S
+    from experiments import tournament as T
+
+    means = {}
+    for i, spec in enumerate(("oracle:budget=16", "oracle:budget=16+opponents=random")):
+        s = T.run(T.Config(ruleset="og", players=4, agents=[spec, "random"], lineup=[0, 1, 1, 1], games=40, seed=5,
+                           chunk=40, out=str(tmp_path), name=f"t{i}"), progress=False)
+        rows = s["game_rows"]
+        means[spec] = S.paired_rewards(rows["deal"], rows["seat_agent"], rows["reward"], 0, 1)[0]
+    d = S.paired_difference(means["oracle:budget=16+opponents=random"], means["oracle:budget=16"])
+    assert d["lo"] > 0, d
+
+
+def test_search_opponent_models_are_checked_and_default_to_the_rollout_policy():
+    vg = shedders.VectorGame("core", 8, 4, seed=3)
+    vg.reset()
+    a = agents.make("search", "core", 4, seed=1, budget=8).act(vg.observation, vg.action_mask, state=vg.state)
+    b = agents.make("search", "core", 4, seed=1, budget=8, opponents="greedy").act(vg.observation, vg.action_mask,
+                                                                                   state=vg.state)
+    assert (a == b).all()
+    with pytest.raises(ValueError, match="opponents must be one of greedy, expert, random"):
+        agents.make("search", "core", 4, opponents="ppo")
+    with pytest.raises(ValueError, match="omg's search rolls out with expert"):
+        agents.make("search", "omg", 4, opponents="random")

@@ -1669,7 +1669,7 @@ def greedy_action_nb(s, g, params, mask, ids, nlegal):
 # EXPERT_FIELDS (agents/search.py builds ``off`` from the observation layout).
 OFF_UP, OFF_DOWN, OFF_HSIZE, OFF_FIN, OFF_TOP, OFF_RUN, OFF_PILE, OFF_DIR = range(8)
 EXPERT_FIELDS = ("face_up", "face_down", "hand_size", "finished", "top", "run", "pile_size", "direction")
-POLICY_GREEDY, POLICY_EXPERT = range(2)  # rollout policies
+POLICY_GREEDY, POLICY_EXPERT, POLICY_RANDOM = range(3)  # rollout policies (random: uniform over legal actions)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -1762,18 +1762,20 @@ def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, obs, off):
-    """Play row d to its end (or ``max_plies`` more decisions): ``policy`` (POLICY_GREEDY or POLICY_EXPERT, which
-    writes observations to ``obs``), with a uniformly random legal action with probability eps_milli / 1000.
-    Returns the reward ``viewer`` collects on the way."""
+def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, others, obs, off):
+    """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
+    else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
+    each with a uniformly random legal action with probability eps_milli / 1000. Returns the reward ``viewer``
+    collects on the way."""
     total = 0.0
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
             break
         nl = legal_mask_nb(s, d, params, mask, ids)
-        if eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli:
+        pol = policy if s.actor[d] == viewer else others
+        if pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli):
             a = np.int64(ids[rand_below_nb(s, d, nl)])
-        elif policy == POLICY_EXPERT:
+        elif pol == POLICY_EXPERT:
             a = expert_action_nb(s, d, params, mask, ids, nl, obs, off)
         else:
             a = greedy_action_nb(s, d, params, mask, ids, nl)
@@ -1784,7 +1786,7 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, ob
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
-                  policy, obs, off):
+                  policy, others, obs, off):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
     worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
     reward.
@@ -1805,7 +1807,7 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
                 determinize_nb(work, w0, viewer, params, pool)
             apply_nb(work, w0, a, params)
             v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
-                                                       policy, obs, off)
+                                                       policy, others, obs, off)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
@@ -1813,19 +1815,19 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, policy, obs, off, out):
+                    ids2, pool, policy, others, obs, off, out):
     for j in range(lo, hi):
         out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
-                               mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, obs[j], off)
+                               mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, policy, obs, off, out):
+                    ids2, pool, policy, others, obs, off, out):
     """Search the decisions of games[j] (one work row each), in chunks over the threads."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
-                        max_plies, mask, ids, mask2, ids2, pool, policy, obs, off, out)
+                        max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out)

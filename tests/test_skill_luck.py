@@ -222,3 +222,11 @@ def test_bad_arguments_are_refused(capsys):
     with pytest.raises(SystemExit):
         S.main(["--ruleset", "og", "--all"])
     assert "not both" in capsys.readouterr().err
+
+
+def test_the_field_modelled_oracle_plays_the_other_seats_as_its_field():
+    assert S.modelled("oracle:budget=64", "random", "og") == "oracle:budget=64+opponents=random"
+    assert S.modelled("oracle", "greedy", "core") == "oracle:opponents=greedy"
+    assert S.modelled("oracle:opponents=expert", "random", "og") == "oracle:opponents=expert"  # its own model
+    assert S.modelled("oracle", "random", "omg") == "oracle"  # omg's rollouts play expert for every seat
+    assert S.modelled("oracle", "ppo", "og") == "oracle"  # no engine model of a network

@@ -6,7 +6,8 @@ is the small int64 array built by :meth:`shedders.rules.PalaceRules.to_params`. 
 dataclasses or RNG objects; every random draw comes from the game's own ``rng`` stream, so results do not depend
 on the batch size or the thread count.
 
-Rules are cited as ``seed 003`` (core / south_african / house) and ``RULINGS`` (``../shared/RULINGS.md``).
+Rules are cited as ``seed 003`` (core / south_african / house; quoted in the ruleset docs pages) and ``RULINGS``
+(how the open points of the seed texts are settled; each ruleset docs page lists the readings it makes).
 Every constant used by a kernel lives in this file: numba freezes globals at compile time and its cache does not
 notice changes in other modules.
 """

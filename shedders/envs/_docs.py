@@ -94,7 +94,7 @@ Every palace ruleset shares this one layout; the mask only ever offers the rules
 
 ARGS = {"house": ", base='core', rules=None", "fatality": ", rules=None"}
 
-SEED_000_OG = """Quoted from seed 000 (`shared/seeds/000_781c3d44b8f7997b.txt`):
+SEED_000_OG = """Quoted from seed 000 (the og rule text, `000_781c3d44b8f7997b`):
 
 > Requirements: 3-5 Players; 1 standard deck of cards (remove jokers). Alternative requirements for 5-8 players:
 > use 2 standard card decks mixed together. All rules are the same, except a "full set" requires 5 cards.
@@ -149,7 +149,7 @@ SPECS_OG = """- 2-8 players: one deck of 52 for 2-5 (2 players are shedders' ext
 - Not modeled: the tally across games (use `shedders.Match`), the draw order "in the order that they emptied
   their hands" (decisions are sequential, so each player draws at once)."""
 
-SEED_002_FAT = """Quoted from seed 002 (`shared/seeds/002_d67eb7e5362ade96.txt`):
+SEED_002_FAT = """Quoted from seed 002 (the fatality rule text, `002_d67eb7e5362ade96`):
 
 > Each player receives 3 face-down cards, 3 face-up cards, 3 cards in hand. Players can exchange cards from their
 > hand with their face-up cards before the first turn begins*. Players take turns clockwise, starting with a
@@ -182,7 +182,7 @@ SPECS_FAT = """- 2-6 players, 54 cards (one deck and 2 Jokers). Setup: swaps (`s
   where they are plain 3s). Such 3s read `3:R` on the pile and are R in every respect.
 - Play goes on until one player still holds cards. Ply cap (default 5000 decisions): truncated."""
 
-SEED_003_CORE = """Quoted from seed 003 (`shared/seeds/003_60428f49f3a2539e.txt`):
+SEED_003_CORE = """Quoted from seed 003 (the core family rule text, `003_60428f49f3a2539e`):
 
 > Deal 3 cards face-down in a row to each player [...] Mystery Cards. Deal 3 cards face-up on top [...] Table Top
 > Cards. Deal 3 cards to each player's hand [...] Hole Cards. Before play begins, you may swap cards between your

@@ -21,8 +21,9 @@ def P(hand="", up="", down="", finished=False, known=""):
 
 
 def make(ruleset="core", players=None, n=None, pile="", deck="", current=0, phase="play", seed=0, **extra):
-    """A raw env reset into the scenario; ``extra`` holds more scenario keys, or env kwargs (rules, base, ply_cap)."""
-    env_kwargs = {k: extra.pop(k) for k in ("rules", "base", "ply_cap") if k in extra}
+    """A raw env reset into the scenario; ``extra`` holds more scenario keys, or env kwargs (rules, base, ply_cap,
+    cap_rule)."""
+    env_kwargs = {k: extra.pop(k) for k in ("rules", "base", "ply_cap", "cap_rule") if k in extra}
     players = players or [P("3"), P("4")]
     n = n or len(players)
     env = shedders.raw_env(ruleset, n, **env_kwargs)

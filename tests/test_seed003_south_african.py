@@ -219,3 +219,29 @@ def test_a_joker_answers_a_nomination_and_punishes_the_next_player():
     act(env, "nominate +1")
     act(env, "play 1xJOKER")
     assert state(env)["phase"] == "eat" and state(env)["current_player"] == 2
+
+
+def test_ruling_cap_a_joker_standoff_can_cycle_for_ever_and_most_cards_decides_it():
+    """Traced from expert self-play (seed 0, ply 4000): two players left, player_2 holds one Joker over three blind
+    cards, player_3 twenty-two cards with a Joker. Six legal decisions bring the game back to the same state, and
+    player_2 had a choice in only one of its three (the rules offer it nothing but the Joker, then the pickup). The
+    rules let the player about to lose keep this going, so only the cap ends it; with cap_rule="most_cards" the
+    player holding the most cards is the Shithead."""
+    big = "2 2 3 4 4 5 5 5 7 7 7 8 8 8 8 J Q Q K K A JOKER"
+    players = [P(finished=True), P(finished=True), P("JOKER", down="J K K", known="JOKER"), P(big, known=big)]
+    cycle = ["play 1xJOKER", "play 1xJOKER", "pickup", "play 1x3", "play 1xJOKER", "pickup"]
+    env = make("south_african", players, current=2, placing=[0, 1])
+    start = state(env)
+    forced = []
+    for name in cycle:
+        if env.agent_selection == "player_2":
+            forced.append(len(env.legal_actions()) == 1)
+        act(env, name)
+    end = state(env)
+    assert {k for k in start if start[k] != end[k]} == {"plies", "last_play"}  # the same position again
+    assert forced == [True, True, False]
+    env = make("south_african", players, current=2, placing=[0, 1], ply_cap=12, cap_rule="most_cards")
+    for name in cycle * 2:
+        act(env, name)
+    assert state(env)["phase"] == "over" and state(env)["placing"] == [0, 1, 2]  # player_3 is the Shithead
+    assert env._state.truncated[0]

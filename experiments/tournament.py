@@ -457,6 +457,7 @@ def claim(run_dir: Path, cfg: Config) -> None:
     """Make ``run_dir`` this tournament's, or refuse: a directory that holds a tournament with other settings
     (other agents, seed, ruleset, ...) is never reused, so its saved chunks are never credited to other agents."""
     path = run_dir / "config.json"
+    new = result_key(cfg)
     if path.exists():
         try:
             saved = json.loads(path.read_text())
@@ -464,20 +465,18 @@ def claim(run_dir: Path, cfg: Config) -> None:
             raise ValueError(f"{path} is not a tournament config; choose another --name") from None
         defaults = asdict(Config())  # a setting added since the run was saved has its default there
         old = {k: saved.get(k, defaults.get(k)) for k in set(saved) | set(defaults) if k not in RESULT_FREE}
-        new = result_key(cfg)
         if "files" in new and "files" not in old:  # a run written before file digests were kept
             old["files"] = new["files"]
         if old != new:
-            diff = ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in new if old.get(k) != new.get(k))
+            diff = ", ".join(f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
+                             if old.get(k) != new.get(k))
             raise ValueError(f"{run_dir} holds a tournament with other settings ({diff}); its games would be "
                              f"credited to these: choose another --name (or --out), or rerun with its settings")
     elif run_dir.exists() and any(run_dir.iterdir()):
         raise ValueError(f"{run_dir} exists and holds no tournament config; choose another --name")
     run_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    saved = asdict(cfg)
-    if "files" in result_key(cfg):
-        saved["files"] = result_key(cfg)["files"]
+    saved = asdict(cfg) | ({"files": new["files"]} if "files" in new else {})
     tmp.write_text(json.dumps(saved, indent=1))
     os.replace(tmp, path)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -110,16 +111,12 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as e:
         ap.error(str(e))
     except KeyboardInterrupt:
-        print(f"\ninterrupted: the pilot's finished chunks are in {summary_dir(cfg)}; the same command continues",
-              file=sys.stderr)
+        print(f"\ninterrupted: the pilot's finished chunks are in {Path(cfg.out) / cfg.run_name() / 'chunks'}/; "
+              f"the same command continues", file=sys.stderr)
         raise SystemExit(130) from None
     print(report(names, res))
     res["run_dir"] = summary["run_dir"]
     return res
-
-
-def summary_dir(cfg: T.Config) -> str:
-    return f"{cfg.out}/{cfg.run_name()}/chunks/"
 
 
 if __name__ == "__main__":

@@ -26,18 +26,12 @@ import numpy as np
 
 from shedders.engine import omg as O
 from shedders.omg_deck import COLORS, GODS
-from shedders.scenario import build_checked, card_list, commit, flag, seat, small_int
-
-
-def from_dict(s: O.OmgState, g: int, rules, sc: dict) -> None:
-    """Load scenario ``sc`` into game g. Refuses unknown cards, more copies than the deck holds, bad phases and any
-    state in which the player to act has no legal action, with ``s`` untouched (the scenario is checked completely
-    in a scratch game first). The random stream is not written."""
-    commit(s, g, parse(rules, sc))
+from shedders.scenario import build_checked, card_list, flag, seat, small_int
 
 
 def parse(rules, sc: dict) -> O.OmgState:
-    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
+    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong. Nothing
+    else is written: ``shedders.scenario.commit`` copies it into a game."""
     deck = rules.deck
     t = build_checked(_build, O.alloc_state(1, rules.num_players, deck.num_types, deck.num_cards), rules, sc)
     if t.phase[0] != O.PH_OVER:

@@ -37,7 +37,7 @@ import numpy as np
 
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules
-from shedders.scenario import build_checked, card_list, commit, flag, seat, small_int
+from shedders.scenario import build_checked, card_list, flag, seat, small_int
 
 RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
 PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}
@@ -62,15 +62,9 @@ def _names(counts) -> list[str]:
     return [K.RANK_NAMES[r] for r in range(K.R) for _ in range(int(counts[r]))]
 
 
-def from_dict(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
-    """Load scenario ``sc`` into row ``g`` of ``s``; raises ValueError for a malformed or impossible one, with
-    ``s`` untouched (the scenario is checked completely in a scratch game first). The random stream is not
-    written."""
-    commit(s, g, parse(rules, sc))
-
-
 def parse(rules: PalaceRules, sc: dict) -> K.PalaceState:
-    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong."""
+    """Scenario ``sc`` as a one-game engine state, checked completely; ``ValueError`` names what is wrong. Nothing
+    else is written: ``shedders.scenario.commit`` copies it into a game."""
     return build_checked(_build, K.alloc_state(1, rules.num_players, rules.num_cards), rules, sc)
 
 
@@ -291,7 +285,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
 
 
 def to_dict(s: K.PalaceState, g: int, rules: PalaceRules) -> dict:
-    """Row ``g`` of ``s`` as a scenario dict; ``from_dict`` of it continues the game exactly."""
+    """Row ``g`` of ``s`` as a scenario dict; ``commit(s, g, parse(rules, it))`` continues the game exactly."""
     n = rules.num_players
     phase = K.PHASE_NAMES[s.phase[g]]
     players = []

@@ -12,6 +12,7 @@ from shedders.envs.palace_env import (OrderEnforcing, ShedEnv, _as_int, _scenari
 from shedders.engine.omg import layout_array  # noqa: F401  (kept importable from here)
 from shedders.omg_deck import COLORS, GODS
 from shedders.rules import OmgRules, make_rules
+from shedders.scenario import commit
 
 
 def action_names(rules: OmgRules) -> tuple[str, ...]:
@@ -98,7 +99,7 @@ class OmgEnv(ShedEnv):
         if loaded is None:
             O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask, self._ids)
         else:
-            omg_state.commit(s, 0, loaded)
+            commit(s, 0, loaded)
             s.rng[0] = O.splitmix64_nb(np.uint64(game_seed))
             O.legal_mask_nb(s, 0, self._params, self._cards, self._lay, self._mask, self._ids)
         over = s.phase[0] == O.PH_OVER

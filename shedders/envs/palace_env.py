@@ -10,6 +10,7 @@ from pettingzoo.utils import wrappers
 from shedders import palace_state
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules, make_rules
+from shedders.scenario import commit
 from shedders.vector import game_seeds
 
 
@@ -195,7 +196,7 @@ class PalaceEnv(ShedEnv):
         if loaded is None:
             K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)
         else:
-            palace_state.commit(s, 0, loaded)
+            commit(s, 0, loaded)
             s.rng[0] = K.splitmix64_nb(np.uint64(game_seed))  # the scenario's random stream
             K.legal_mask_nb(s, 0, self._params, self._mask, self._ids)
         self.agents = [a for i, a in enumerate(self.possible_agents) if not s.finished[0, i]]

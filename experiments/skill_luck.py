@@ -64,6 +64,14 @@ class Config:
     # their 400 decisions: one such tournament (core, 80 deals) had not saved its first 16-deal chunk after more
     # than 5 minutes on two workers
     model_field: bool = False
+    # relative skill with each of these as the beginner (those among the real players), side by side
+    beginners: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    # certify the fictive player: double the oracle's budget (from its spec's) until the random effect moves by
+    # less than certify_tol, at most up to max_budget; implies model_field
+    certify: bool = False
+    certify_tol: float = 0.01
+    max_budget: int = 1024
+    split: bool = True  # choose the best real player on even deals, measure relative skill on odd ones
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -103,6 +111,8 @@ def agent_stats(rows: dict, agent: int) -> dict:
     for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
         s, w = by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
         m, lo, hi = mean_ci(s / w)
+        if key == "win_rate":  # a rate: the normal interval clipped to [0, 1]
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
         out.update({key: m, f"{key}_lo": lo, f"{key}_hi": hi})
     out["seats"] = int(mine.sum())
     return out
@@ -126,6 +136,7 @@ def seat_win_rates(rows: dict) -> list[dict]:
     for s in range(wins.shape[1]):
         ps, pw = by_deal(deal, wins[:, s])
         m, lo, hi = mean_ci(ps / pw)
+        lo, hi = max(lo, 0.0), min(hi, 1.0)  # a rate: the normal interval clipped to [0, 1]
         out.append({"seat": s, "win_rate": m, "win_lo": lo, "win_hi": hi})
     return out
 
@@ -138,11 +149,16 @@ def relative_skill(beginner: float, best: float, fictive: float) -> dict:
 
 
 def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
-                             bootstrap: int = 2000, seed: int = 0) -> dict:
+                             bootstrap: int = 2000, seed: int = 0, split: bool = True) -> dict:
     """Relative skill from one-seat tournaments: ``runs[name]`` holds the game rows of ``name`` (agent 0) in a
-    fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly; the best
-    real player is chosen again in every resample."""
-    names = [beginner, *[r for r in real if r != beginner], fictive]
+    fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly.
+
+    ``split`` (the default): the best real player is chosen on the even-numbered deals (by mean reward) and the
+    measure is taken on the odd-numbered ones, with the choice held fixed in every resample, so the best player is
+    not picked after the fact from the data that measures it (picking the maximum of noisy means biases the
+    learning effect up). ``split=False``: choose and measure on every deal, the best chosen again in every
+    resample (the method of the first report)."""
+    names = list(dict.fromkeys([beginner, *real, fictive]))
     per = {}
     keys = None
     for name in names:
@@ -153,19 +169,103 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
             raise ValueError("the runs must share their deals (the same seed and number of deals)")
         per[name] = v
     reals = [r for r in names if r != fictive]
+    choose = np.flatnonzero(keys % 2 == 0) if split else np.arange(len(keys))
+    use = np.flatnonzero(keys % 2 == 1) if split else np.arange(len(keys))
+    if split and (len(choose) == 0 or len(use) == 0):
+        raise ValueError("a split relative skill needs at least two deals")
+
+    def best_on(idx):
+        return max(reals, key=lambda n: per[n][idx].mean())
+
+    fixed = best_on(choose) if split else None
 
     def measure(idx):
+        best = fixed if split else best_on(idx)
         means = {n: per[n][idx].mean() for n in names}
-        best = max(reals, key=lambda n: means[n])
         return relative_skill(means[beginner], means[best], means[fictive]), best
 
-    point, best = measure(np.arange(len(keys)))
+    point, best = measure(use)
     rng = np.random.default_rng(seed)
-    draws = np.array([measure(rng.integers(0, len(keys), len(keys)))[0]["relative_skill"] for _ in range(bootstrap)])
+    draws = np.array([measure(use[rng.integers(0, len(use), len(use))])[0]["relative_skill"]
+                      for _ in range(bootstrap)])
     draws = draws[np.isfinite(draws)]
     lo, hi = (np.percentile(draws, [2.5, 97.5]) if len(draws) else (math.nan, math.nan))
-    return {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
-            "means": {n: float(per[n].mean()) for n in names}, "deals": int(len(keys))}
+    out = {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
+           "means": {n: float(per[n][use].mean()) for n in names}, "deals": int(len(use)),
+           "chosen_on": int(len(choose)), "split": split}
+    out["note"] = outside_note(out)
+    return out
+
+
+def outside_note(rs: dict) -> str:
+    """Why a relative-skill interval leaves [0, 1] ("" when it does not): the measure is LE / (LE + RE), so it
+    leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative."""
+    lo, hi = rs["rs_lo"], rs["rs_hi"]
+    if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= 0 and hi <= 1):
+        return ""
+    why = []
+    if hi > 1:
+        why.append(f"the random effect can be negative (fictive {rs['fictive']} {rs['means'][rs['fictive']]:+.3f} "
+                   f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper bound "
+                   "within the noise, so its budget or its model of the field falls short")
+    if lo < 0:
+        why.append(f"the learning effect can be negative (best {rs['best']} against beginner {rs['beginner']} "
+                   f"{rs['means'][rs['beginner']]:+.3f}): on the measured deals the chosen player is not clearly "
+                   "better than the beginner")
+    return "; ".join(why)
+
+
+def with_budget(spec: str, budget: int) -> str:
+    """``spec`` with its ``budget`` option set (``oracle:opponents=random`` -> ``oracle:opponents=random+budget=256``)."""
+    name, options = T.parse_agent(spec)
+    label = spec.partition(":")[0]
+    options["budget"] = int(budget)
+    return label + ":" + "+".join(f"{k}={v}" for k, v in options.items())
+
+
+def spec_budget(spec: str) -> int:
+    """The ``budget`` a search-type spec names, else its agent's default."""
+    import inspect
+
+    import agents as agents_pkg
+
+    name, options = T.parse_agent(spec)
+    if "budget" in options:
+        return int(options["budget"])
+    return int(inspect.signature(agents_pkg.REGISTRY[name].__init__).parameters["budget"].default)
+
+
+def certified(random_effects: list[float], tol: float) -> bool:
+    """The doubling has converged: the last doubling moved the random effect by less than ``tol``."""
+    return len(random_effects) >= 2 and abs(random_effects[-1] - random_effects[-2]) < tol
+
+
+def seat_effects(rows: dict) -> dict:
+    """Seat advantage in a field of copies: each seat's mean reward minus the table's mean reward per game, per
+    deal, with 95% intervals over deals, and a Wald chi-square test of "no seat advantage" (every seat's excess is
+    0, N - 1 degrees of freedom, the per-deal covariance of the excesses)."""
+    from experiments.stats import chi2_sf
+
+    deal, _, reward, _ = _arrays(rows)
+    excess = reward - reward.mean(axis=1, keepdims=True)
+    keys = np.unique(deal)
+    per = np.stack([by_deal(deal, excess[:, j])[0] / by_deal(deal, excess[:, j])[1] for j in range(excess.shape[1])],
+                   axis=1)  # (deals, seats)
+    seats = []
+    for j in range(per.shape[1]):
+        m, lo, hi = mean_ci(per[:, j])
+        seats.append({"seat": j, "excess": m, "lo": lo, "hi": hi})
+    x = per[:, 1:]  # the excesses sum to 0 over seats: drop one
+    k = x.shape[1]
+    if len(keys) > k + 1:
+        mean = x.mean(axis=0)
+        cov = np.cov(x, rowvar=False).reshape(k, k) / len(keys)
+        stat = float(mean @ np.linalg.pinv(cov) @ mean)
+        p = chi2_sf(stat, k)
+    else:
+        stat, p = math.nan, math.nan
+    half = max((s["hi"] - s["lo"]) / 2 for s in seats)
+    return {"seats": seats, "chi2": stat, "dof": k, "p_value": p, "half_width": half, "deals": int(len(keys))}
 
 
 def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -388,11 +488,19 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names}
     copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
                           "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in copies_}
-    skill = {}  # no fictive player for this ruleset: no relative skill
+    skill, skill_by_beginner, certification = {}, {}, {}  # no fictive player for this ruleset: no relative skill
+    beginners = [b for b in cfg.beginners if b in [_label(x) for x in real]] or [_label(real[0])]
     for fld in dict.fromkeys([cfg.field_agent, "random"]) if oracle else ():
         runs = {_label(s): one_seat(fld, s) for s in names}
-        skill[fld] = relative_skill_from_rows(runs, _label(real[0]), [_label(s) for s in real],
-                                              _label(oracle), cfg.bootstrap, cfg.seed)
+        if cfg.certify:
+            runs[_label(oracle)], certification[fld] = certify_oracle(cfg, ruleset, oracle, fld, runs, real, play)
+        skill_by_beginner[fld] = {
+            b: relative_skill_from_rows(runs, b, [_label(s) for s in real], _label(oracle), cfg.bootstrap, cfg.seed,
+                                        split=cfg.split)
+            for b in beginners}
+        skill[fld] = skill_by_beginner[fld][beginners[0]]
+    seats = {_label(s): seat_effects(rows[f"copies-{_label(s)}"]) for s in copies_}
+    capped = {tag: float(summaries[tag]["truncated_share"]) for tag in summaries}
     all_rows = rows["all"]
     labels = [_label(s) for s in real]
     pairs = [(i + 1, i) for i in range(len(labels) - 1)]
@@ -419,7 +527,32 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "oracle": oracle,
             "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill, "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
+            "relative_skill_by_beginner": skill_by_beginner, "certification": certification, "seat_effects": seats,
+            "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
+
+
+def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict, real: list[str], play):
+    """Double the fictive player's budget until its random effect (its mean reward minus the best real player's, in
+    the field ``fld``, every deal) moves by less than ``cfg.certify_tol``, or the budget would pass
+    ``cfg.max_budget``. Its rollouts play the other seats as the field does (``modelled``). Returns the game rows
+    of the last budget and the record: budgets, random effects, whether it converged."""
+    base = modelled(oracle, fld, ruleset)
+    budget = spec_budget(base)
+    best = max((_label(s) for s in real), key=lambda n: per_deal_reward(runs[n], 0)[1].mean())
+    best_mean = per_deal_reward(runs[best], 0)[1].mean()
+    budgets, effects, rows_ = [], [], None
+    while True:
+        spec = with_budget(base, budget)
+        tag = f"field-{fld}-oracle-b{budget}"
+        rows_ = play(tag, [spec, fld], [0] + [1] * (cfg.players - 1))["game_rows"]
+        budgets.append(budget)
+        effects.append(float(per_deal_reward(rows_, 0)[1].mean() - best_mean))
+        if certified(effects, cfg.certify_tol) or budget * 2 > cfg.max_budget:
+            break
+        budget *= 2
+    return rows_, {"spec": spec, "budgets": budgets, "random_effect": effects, "best": best,
+                   "certified": certified(effects, cfg.certify_tol), "tol": cfg.certify_tol}
 
 
 def _available(spec: str, ruleset: str) -> bool:
@@ -462,6 +595,24 @@ def report_markdown(report: dict) -> str:
         lines.append(f"| {r['ruleset']} | {rs_txt(f_)} | {rs_txt(rr)} | {vtxt} "
                      f"| {g('expert', 'random')} | {g(_search_label(cfg), 'expert')} "
                      f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+    if any(r.get("relative_skill_by_beginner") for r in report["rulesets"]):
+        how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
+               else "best real player chosen and measured on every deal")
+        lines += ["", f"Relative skill by beginner and field ({how}; the fictive player's budget, certified when "
+                  "doubling it moved the random effect by less than the tolerance; share of capped games, the "
+                  "largest over the ruleset's tournaments):", "",
+                  "| ruleset | field | beginner | best real | relative skill (95%) | fictive budget | capped |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in report["rulesets"]:
+            for fld, by_b in r.get("relative_skill_by_beginner", {}).items():
+                c = r.get("certification", {}).get(fld)
+                btxt = (f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE "
+                        + " → ".join(f"{e:+.3f}" for e in c["random_effect"]) + ")") if c else "as given"
+                for b, x in by_b.items():
+                    note = f" ({x['note']})" if x.get("note") else ""
+                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {x['best']} | {x['relative_skill']:.2f} "
+                                 f"[{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note} | {btxt} "
+                                 f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     for r in report["rulesets"]:
         lines += ["", f"## {r['ruleset']}", "",
                   f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
@@ -483,11 +634,25 @@ def report_markdown(report: dict) -> str:
         for name, c in r["copies"].items():
             lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
                                                       for s in c["seats"]) + " |")
+        se = r.get("seat_effects", {})
+        if se:
+            lines += ["", "Seat advantage in fields of copies: each seat's mean reward minus the table's, per deal "
+                      "(95% intervals), and the Wald test of no seat advantage:", "",
+                      "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " | chi2 (dof) | p |",
+                      "|---" * (r["players"] + 3) + "|"]
+            for name, x in se.items():
+                lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
+                                                          for t in x["seats"])
+                             + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
+        if r.get("capped"):
+            lines += ["", "Share of games that reached the ply cap, per tournament: "
+                      + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
         lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
                   "|---|---|---|---|---|---|---|"]
         if not r["relative_skill"]:
             lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
-        for fld, s in r["relative_skill"].items():
+        rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
+        for fld, s in rows_rs or r["relative_skill"].items():
             m = s["means"]
             lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
                          f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
@@ -640,6 +805,15 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--model-field", action="store_true",
                     help="the oracle's rollouts play the other seats as the field does (slow against random "
                          "players in core and south_african)")
+    ap.add_argument("--beginners", default="random,greedy",
+                    help="relative skill with each of these as the beginner (those among --agents)")
+    ap.add_argument("--certify", action="store_true",
+                    help="double the oracle's budget until its random effect moves by less than --certify-tol "
+                         "(implies --model-field)")
+    ap.add_argument("--certify-tol", type=float, default=0.01)
+    ap.add_argument("--max-budget", type=int, default=1024)
+    ap.add_argument("--no-split", dest="split", action="store_false",
+                    help="choose the best real player on the same deals that measure it (the first report's way)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.all and args.ruleset:
@@ -649,7 +823,9 @@ def main(argv: list[str] | None = None) -> dict:
     cfg = Config(rulesets=rulesets, players=args.players, agents=T.split_agents(args.agents), oracle=args.oracle,
                  field_agent=args.field, copies=T.split_agents(args.copies), deals=args.deals, seed=args.seed,
                  workers=args.workers, chunk=args.chunk, bootstrap=args.bootstrap, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, cap_rule=args.cap_rule, model_field=args.model_field)
+                 ply_cap=args.ply_cap, cap_rule=args.cap_rule, model_field=args.model_field or args.certify,
+                 beginners=T.split_agents(args.beginners), certify=args.certify, certify_tol=args.certify_tol,
+                 max_budget=args.max_budget, split=args.split)
     command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         report = run(cfg, progress=not args.quiet, command=command.strip())

@@ -93,6 +93,41 @@ def _betainc(a: float, b: float, x: float) -> float:
     return front * f / a
 
 
+def chi2_sf(x: float, dof: int) -> float:
+    """P(X > x) for a chi-square with ``dof`` degrees of freedom: the regularized upper incomplete gamma function
+    Q(dof / 2, x / 2), by its series below a + 1 and its continued fraction (Lentz) above, as in Numerical
+    Recipes. For the Wald test of "no seat advantage" (``experiments.skill_luck.seat_effects``)."""
+    a, z = dof / 2.0, x / 2.0
+    if z <= 0:
+        return 1.0
+    log_front = a * math.log(z) - z - math.lgamma(a)
+    if z < a + 1:  # P by its series, Q = 1 - P
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(1000):
+            ap += 1
+            term *= z / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    tiny = 1e-300
+    b = z + 1 - a
+    c, d = 1 / tiny, 1 / b
+    f = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        f *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return min(1.0, f * math.exp(log_front))
+
+
 def by_deal(deal: np.ndarray, values: np.ndarray,
             weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-deal sums of ``values`` (times ``weights``) and of the weights, the deals in sorted order."""

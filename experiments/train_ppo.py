@@ -65,9 +65,11 @@ class Config:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: int = 128  # width of the two hidden layers
-    # training only: a seat still in when its game reaches the ply cap is charged this much (the env gives 0), so
-    # that stalling (in core, picking the pile up for ever) does not pay better than losing; not with
-    # cap_rule="most_cards", where the env decides a capped game
+    # training only: a seat still in when its game reaches the ply cap is charged this much on top of what the env
+    # pays it (0 under cap_rule="truncate"; its placing by cards under "most_cards"), so that stalling (in core,
+    # picking the pile up for ever; in south_african, countering the last Joker for ever) does not pay better than
+    # losing. With most_cards and gamma 1, the player about to lose is charged -1 - penalty for a stall, -1 for
+    # losing: it gains by ending the game.
     truncation_penalty: float = 1.0
     self_play: float = 0.5  # share of games where the network holds every seat
     learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
@@ -348,6 +350,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 actions[sel] = opp.act(int(k), vg, sel, device)
             timing["opponents"] += time.perf_counter() - to
             te = time.perf_counter()
+            if cfg.truncation_penalty:
+                fin = getattr(vg.state, "finished", None)  # palace: who is still in before this step (omg: all)
+                still_in = np.ones((cfg.num_envs, n), bool) if fin is None else fin == 0
             vg.step(actions)
             timing["engine"] += time.perf_counter() - te
             # rewards go to each learner seat's last decision; a finished game closes every trajectory in it
@@ -356,11 +361,14 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 idx = np.flatnonzero((last_t[:, s] >= 0) & (r[:, s] != 0))
                 rew_buf[last_t[idx, s], idx] += r[idx, s]
             ended = np.flatnonzero(vg.terminated | vg.truncated)
-            if cfg.truncation_penalty and cfg.cap_rule == "truncate":  # most_cards decides a capped game
+            if cfg.truncation_penalty:
                 for g in np.flatnonzero(vg.truncated):
-                    out_ = set(int(p) for p in vg.final_placing[g] if p >= 0)
+                    # truncate: the seats the env left unplaced; most_cards places every seat, so those still in
+                    # before the capping step (one going out on that very step counts as still in)
+                    out_ = (set(int(p) for p in vg.final_placing[g] if p >= 0) if cfg.cap_rule == "truncate"
+                            else set())
                     for s in range(n):
-                        if s not in out_ and last_t[g, s] >= 0:
+                        if still_in[g, s] and s not in out_ and last_t[g, s] >= 0:
                             rew_buf[last_t[g, s], g] -= cfg.truncation_penalty
             if len(ended):
                 for s in range(n):

@@ -64,15 +64,18 @@ def test_relative_skill_closed_form():
 
 def test_a_pure_luck_game_measures_no_skill():
     rs = S.relative_skill_from_rows(one_seat_runs(w=0.0), "beginner", ["beginner", "expert"], "fictive",
-                                    bootstrap=300)
+                                    bootstrap=300, split=False)
     assert rs["random_effect"] > 0.3  # knowing the hands is worth a lot
     assert abs(rs["relative_skill"]) < 0.1
     assert rs["rs_lo"] <= 0.0 <= rs["rs_hi"] + 0.05
+    half = S.relative_skill_from_rows(one_seat_runs(w=0.0), "beginner", ["beginner", "expert"], "fictive",
+                                      bootstrap=300)  # the default: chosen on even deals, measured on odd ones
+    assert half["deals"] == 200 and abs(half["relative_skill"]) < 0.15 and half["rs_lo"] <= 0.0 <= half["rs_hi"]
 
 
 def test_a_pure_skill_game_measures_full_skill():
     rs = S.relative_skill_from_rows(one_seat_runs(w=1.0), "beginner", ["beginner", "expert"], "fictive",
-                                    bootstrap=300)
+                                    bootstrap=300, split=False)
     assert rs["best"] == "expert" and rs["random_effect"] == pytest.approx(0.0, abs=1e-12)
     assert rs["means"]["expert"] == pytest.approx(1.0)  # the expert always wins against beginners
     assert rs["relative_skill"] == pytest.approx(1.0)
@@ -80,7 +83,7 @@ def test_a_pure_skill_game_measures_full_skill():
 
 def test_a_mixed_game_measures_in_between():
     rs = S.relative_skill_from_rows(one_seat_runs(w=0.3), "beginner", ["beginner", "expert"], "fictive",
-                                    bootstrap=300)
+                                    bootstrap=300, split=False)
     assert 0.2 < rs["relative_skill"] < 0.95 and rs["rs_lo"] < rs["relative_skill"] < rs["rs_hi"]
 
 
@@ -230,3 +233,91 @@ def test_the_field_modelled_oracle_plays_the_other_seats_as_its_field():
     assert S.modelled("oracle:opponents=expert", "random", "og") == "oracle:opponents=expert"  # its own model
     assert S.modelled("oracle", "random", "omg") == "oracle"  # omg's rollouts play expert for every seat
     assert S.modelled("oracle", "ppo", "og") == "oracle"  # no engine model of a network
+
+
+def test_choosing_the_best_on_other_deals_removes_the_winners_curse():
+    """Five blind players of the same quality in a pure-luck game: the true learning effect is 0. Picking the best
+    of five noisy means on the deals that measure it biases it up (the winner's curse); choosing on the even deals
+    and measuring on the odd ones does not. Averaged over 30 independent sets of deals."""
+    QUALITY.update({f"blind{i}": 0.0 for i in range(4)})
+    same, split = [], []
+    for seed in range(30):
+        runs = {name: synthetic_rows([name, "beginner"], [0, 1, 1, 1], 0.0, 60, seed * 7 + k)
+                for k, name in enumerate(["beginner", "blind0", "blind1", "blind2", "blind3", "fictive"])}
+        real = ["beginner", "blind0", "blind1", "blind2", "blind3"]
+        same.append(S.relative_skill_from_rows(runs, "beginner", real, "fictive", 0, split=False)["learning_effect"])
+        split.append(S.relative_skill_from_rows(runs, "beginner", real, "fictive", 0, split=True)["learning_effect"])
+    same, split = np.array(same), np.array(split)
+    assert same.mean() > 3 * same.std() / np.sqrt(len(same))  # biased: clearly above 0
+    assert abs(split.mean()) < 2.5 * split.std() / np.sqrt(len(split))  # within noise of 0
+    r = S.relative_skill_from_rows(runs, "beginner", real, "fictive", 50)
+    assert r["split"] and r["deals"] == 30 and r["chosen_on"] == 30
+
+
+def test_an_interval_outside_0_1_says_why():
+    QUALITY["half"] = 0.5
+    runs = one_seat_runs(w=0.3, deals=200)
+    # a "fictive" player between the beginner and the best real one: no upper bound, so RS > 1
+    runs["fictive"] = synthetic_rows(["half", "beginner"], [0, 1, 1, 1], 0.3, 200, 0)
+    rs = S.relative_skill_from_rows(runs, "beginner", ["beginner", "expert"], "fictive", 200)
+    assert rs["relative_skill"] > 1 and "random effect can be negative" in rs["note"]
+    ok = S.relative_skill_from_rows(one_seat_runs(w=0.3), "beginner", ["beginner", "expert"], "fictive", 200)
+    assert 0 <= ok["rs_lo"] and ok["rs_hi"] <= 1 and ok["note"] == ""
+
+
+def test_the_certification_doubles_the_budget_until_the_random_effect_settles():
+    """A fake fictive player whose mean reward approaches 0.5 as its budget grows, 0.5 - 1 / budget: the doubling
+    stops at the first budget whose doubling moved the random effect by less than the tolerance."""
+    cfg = S.Config(players=N, certify=True, certify_tol=0.01, max_budget=4096)
+    runs = one_seat_runs(w=0.3, deals=40)
+    best = max(["beginner", "expert"], key=lambda n: S.per_deal_reward(runs[n], 0)[1].mean())
+    base = S.per_deal_reward(runs[best], 0)[1].mean()
+    seen = []
+
+    def play(tag, agents, lineup):
+        budget = S.spec_budget(agents[0])
+        seen.append((tag, agents[0]))
+        rows = json.loads(json.dumps(runs["beginner"]))
+        rows["reward"] = [[base + 0.5 - 1 / budget] * N for _ in rows["reward"]]
+        return {"game_rows": rows}
+
+    rows, rec = S.certify_oracle(cfg, "og", "oracle:budget=8", "random", runs, ["beginner", "expert"], play)
+    # random effects 0.5 - 1/b: moves 1/(2b) per doubling, below 0.01 from b = 64 to 128
+    assert rec["budgets"] == [8, 16, 32, 64, 128] and rec["certified"]
+    assert all("opponents=random" in spec for _, spec in seen)  # it models the field it sits at
+    assert rec["random_effect"][-1] == pytest.approx(0.5 - 1 / 128)
+    _, rec = S.certify_oracle(S.Config(players=N, max_budget=32), "og", "oracle:budget=8", "random", runs,
+                              ["beginner", "expert"], play)
+    assert rec["budgets"] == [8, 16, 32] and not rec["certified"]  # the cap, reported as not certified
+    assert S.with_budget("oracle:opponents=random", 256) == "oracle:opponents=random+budget=256"
+
+
+def _seat_rows(edge: float, deals: int, seed: int) -> dict:
+    """A field of copies where seat 0 wins with probability 1/N + edge, the others share the rest equally."""
+    rng = np.random.default_rng(seed)
+    p = np.r_[1 / N + edge, np.full(N - 1, (1 - 1 / N - edge) / (N - 1))]
+    rows = {"deal": [], "seat_agent": [], "reward": [], "truncated": []}
+    for d in range(deals):
+        for _ in range(N):
+            w = rng.choice(N, p=p)
+            rows["deal"].append(d)
+            rows["seat_agent"].append([0] * N)
+            rows["reward"].append([1.0 if i == w else -1.0 / (N - 1) for i in range(N)])
+            rows["truncated"].append(False)
+    return rows
+
+
+def test_seat_effects_find_a_planted_seat_advantage_and_hold_its_size():
+    """Under no seat advantage the Wald test rejects about 5% of the time; with seat 0 winning 35% instead of 25%
+    it rejects nearly always, and the interval for seat 0 covers its true excess reward."""
+    null = [S.seat_effects(_seat_rows(0.0, 150, s))["p_value"] for s in range(60)]
+    assert np.mean(np.array(null) < 0.05) <= 0.15
+    true_excess = 0.35 - 0.65 / (N - 1)  # seat 0: +1 in 35% of games, -1/3 in the rest
+    hits = 0
+    for s in range(20):
+        e = S.seat_effects(_seat_rows(0.10, 400, 100 + s))
+        hits += e["p_value"] < 0.05
+        assert e["dof"] == N - 1
+    assert hits >= 18
+    e = S.seat_effects(_seat_rows(0.10, 2000, 7))
+    assert e["seats"][0]["lo"] <= true_excess <= e["seats"][0]["hi"]  # the table mean reward is 0

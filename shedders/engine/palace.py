@@ -1668,8 +1668,9 @@ def greedy_action_nb(s, g, params, mask, ids, nlegal):
 
 # ``off[OFF_*]``: where the fields ``expert_action_nb`` reads start in the observation, in the order of
 # EXPERT_FIELDS (agents/search.py builds ``off`` from the observation layout).
-OFF_UP, OFF_DOWN, OFF_HSIZE, OFF_FIN, OFF_TOP, OFF_RUN, OFF_PILE, OFF_DIR = range(8)
-EXPERT_FIELDS = ("face_up", "face_down", "hand_size", "finished", "top", "run", "pile_size", "direction")
+OFF_UP, OFF_DOWN, OFF_HSIZE, OFF_FIN, OFF_TOP, OFF_RUN, OFF_PILE, OFF_DIR, OFF_PILEC = range(9)
+EXPERT_FIELDS = ("face_up", "face_down", "hand_size", "finished", "top", "run", "pile_size", "direction", "pile")
+EXPERT_COUNTER_MIN_PLAIN = 2  # agents/expert.py COUNTER_MIN_PLAIN
 POLICY_GREEDY, POLICY_EXPERT, POLICY_RANDOM = range(3)  # rollout policies (random: uniform over legal actions)
 
 
@@ -1703,9 +1704,15 @@ def expert_action_nb(s, g, params, mask, ids, nlegal, obs, off):
         if any_h and hk > uk and mask[A_SWAP + h * R + u] != 0:
             return A_SWAP + h * R + u
         return A_READY
-    # counter_every_joker (seed 003)
+    # counter_a_joker_when_it_pays (seed 003): over a pile of at least EXPERT_COUNTER_MIN_PLAIN non-Jokers
     if fam == FAM_003 and mask[A_PASS] != 0:
-        return A_PLAY + RJOKER * MAXC if mask[A_PLAY + RJOKER * MAXC] != 0 else A_PASS
+        plain = 0
+        for r in range(R):
+            if r != RJOKER:
+                plain += np.int64(obs[off[OFF_PILEC] + r])
+        if mask[A_PLAY + RJOKER * MAXC] != 0 and plain >= EXPERT_COUNTER_MIN_PLAIN:
+            return A_PLAY + RJOKER * MAXC
+        return A_PASS
     # nominate_the_leader (seed 003)
     if fam == FAM_003 and mask[A_NOMINATE] != 0:
         step = 1 if obs[off[OFF_DIR]] >= 0 else -1

@@ -72,6 +72,8 @@ class Config:
     certify_tol: float = 0.01
     max_budget: int = 1024
     split: bool = True  # choose the best real player on even deals, measure relative skill on odd ones
+    # the fields in which the fictive player is played (the others get only the bound by the best payoff)
+    oracle_fields: list[str] = field(default_factory=lambda: ["greedy", "random"])
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -149,7 +151,8 @@ def relative_skill(beginner: float, best: float, fictive: float) -> dict:
 
 
 def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
-                             bootstrap: int = 2000, seed: int = 0, split: bool = True) -> dict:
+                             bootstrap: int = 2000, seed: int = 0, split: bool = True,
+                             ceiling: float | None = None) -> dict:
     """Relative skill from one-seat tournaments: ``runs[name]`` holds the game rows of ``name`` (agent 0) in a
     fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly.
 
@@ -157,17 +160,25 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
     measure is taken on the odd-numbered ones, with the choice held fixed in every resample, so the best player is
     not picked after the fact from the data that measures it (picking the maximum of noisy means biases the
     learning effect up). ``split=False``: choose and measure on every deal, the best chosen again in every
-    resample (the method of the first report)."""
+    resample (the method of the first report).
+
+    ``ceiling``: no fictive player's run; its mean reward is this constant, the game's best payoff, which no
+    player can beat. The random effect is then as large as it can be, and the relative skill a lower bound on the
+    one any fictive player would give (``fictive`` only names it)."""
     names = list(dict.fromkeys([beginner, *real, fictive]))
     per = {}
     keys = None
     for name in names:
+        if name == fictive and ceiling is not None:
+            continue
         k, v = per_deal_reward(runs[name], 0)
         if keys is None:
             keys = k
         if not np.array_equal(k, keys):
             raise ValueError("the runs must share their deals (the same seed and number of deals)")
         per[name] = v
+    if ceiling is not None:
+        per[fictive] = np.full(len(keys), float(ceiling))
     reals = [r for r in names if r != fictive]
     choose = np.flatnonzero(keys % 2 == 0) if split else np.arange(len(keys))
     use = np.flatnonzero(keys % 2 == 1) if split else np.arange(len(keys))
@@ -474,6 +485,8 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     # one seat in a field of random agents / of the reference field; the oracle best-responds to that field
     for fld in dict.fromkeys(["random", cfg.field_agent]):
         for spec in names:
+            if spec == oracle and fld not in cfg.oracle_fields:
+                continue
             if _label(spec) != fld:
                 seat = modelled(spec, fld, ruleset) if spec == oracle and cfg.model_field else spec
                 play(f"field-{fld}-{_label(spec)}", [seat, fld], [0] + [1] * (n - 1))
@@ -484,13 +497,22 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
         return rows[f"copies-{fld}"] if _label(spec) == fld else rows[f"field-{fld}-{_label(spec)}"]
 
     baseline = luck_baseline(rows["copies-random"])
-    field_random = {_label(s): agent_stats(one_seat("random", s), 0) for s in names}
-    field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names}
+    played = set(rows)
+    field_random = {_label(s): agent_stats(one_seat("random", s), 0) for s in names
+                    if _label(s) == "random" or f"field-random-{_label(s)}" in played}
+    field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names
+                 if _label(s) == cfg.field_agent or f"field-{cfg.field_agent}-{_label(s)}" in played}
     copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
                           "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in copies_}
     skill, skill_by_beginner, certification = {}, {}, {}  # no fictive player for this ruleset: no relative skill
     beginners = [b for b in cfg.beginners if b in [_label(x) for x in real]] or [_label(real[0])]
-    for fld in dict.fromkeys([cfg.field_agent, "random"]) if oracle else ():
+    best_payoff = float(np.max(np.asarray(rows["copies-random"]["reward"], float)))  # the game's top reward
+    bound = {}
+    for fld in dict.fromkeys([cfg.field_agent, "random"]):
+        runs = {_label(s): one_seat(fld, s) for s in real}
+        bound[fld] = {b: relative_skill_from_rows(runs, b, [_label(s) for s in real], "best payoff", cfg.bootstrap,
+                                                  cfg.seed, split=cfg.split, ceiling=best_payoff) for b in beginners}
+    for fld in [f for f in dict.fromkeys([cfg.field_agent, "random"]) if f in cfg.oracle_fields] if oracle else ():
         runs = {_label(s): one_seat(fld, s) for s in names}
         if cfg.certify:
             runs[_label(oracle)], certification[fld] = certify_oracle(cfg, ruleset, oracle, fld, runs, real, play)
@@ -527,7 +549,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "oracle": oracle,
             "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill, "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
-            "relative_skill_by_beginner": skill_by_beginner, "certification": certification, "seat_effects": seats,
+            "relative_skill_by_beginner": skill_by_beginner, "relative_skill_bound": bound, "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
 
@@ -575,8 +597,10 @@ def report_markdown(report: dict) -> str:
     for r in report["rulesets"]:
         rs = r["relative_skill"]
         na = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
-        f_ = rs.get(cfg["field_agent"], na)
-        rr = rs.get("random", f_)
+        bd = r.get("relative_skill_bound", {})
+        first = lambda fld: next(iter(bd[fld].values())) if bd.get(fld) else na  # noqa: E731
+        f_ = rs.get(cfg["field_agent"]) or {**first(cfg["field_agent"]), "bound": True}
+        rr = rs.get("random") or {**first("random"), "bound": True}
         v = r["variance"]
         vtxt = (f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a")
         lead = {(x["a"], x["b"]): x for x in r["reward_lead"]}
@@ -590,28 +614,36 @@ def report_markdown(report: dict) -> str:
         def rs_txt(x):
             if not math.isfinite(x["relative_skill"]):
                 return "n/a (no fictive player)"
-            return f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
+            pre = "at least " if x.get("bound") else ""
+            return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
 
         lines.append(f"| {r['ruleset']} | {rs_txt(f_)} | {rs_txt(rr)} | {vtxt} "
                      f"| {g('expert', 'random')} | {g(_search_label(cfg), 'expert')} "
                      f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
-    if any(r.get("relative_skill_by_beginner") for r in report["rulesets"]):
+    if any(r.get("relative_skill_bound") for r in report["rulesets"]):
         how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
                else "best real player chosen and measured on every deal")
-        lines += ["", f"Relative skill by beginner and field ({how}; the fictive player's budget, certified when "
-                  "doubling it moved the random effect by less than the tolerance; share of capped games, the "
-                  "largest over the ruleset's tournaments):", "",
-                  "| ruleset | field | beginner | best real | relative skill (95%) | fictive budget | capped |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += ["", f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its "
+                  "budget certified when doubling it moved the random effect by less than the tolerance; the lower "
+                  "bound puts the game's best payoff in the fictive player's place (no player can score more, so "
+                  "no fictive player can give less relative skill). Capped: the largest share of games at the ply "
+                  "cap over the ruleset's tournaments.", "",
+                  "| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
+                  "| oracle budget | capped |", "|---|---|---|---|---|---|---|---|"]
         for r in report["rulesets"]:
-            for fld, by_b in r.get("relative_skill_by_beginner", {}).items():
+            for fld, by_b in r.get("relative_skill_bound", {}).items():
                 c = r.get("certification", {}).get(fld)
                 btxt = (f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE "
-                        + " → ".join(f"{e:+.3f}" for e in c["random_effect"]) + ")") if c else "as given"
-                for b, x in by_b.items():
-                    note = f" ({x['note']})" if x.get("note") else ""
-                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {x['best']} | {x['relative_skill']:.2f} "
-                                 f"[{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note} | {btxt} "
+                        + " → ".join(f"{e:+.3f}" for e in c["random_effect"]) + ")") if c else (
+                    "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played")
+                for b, lb in by_b.items():
+                    x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
+                    orc = "n/a"
+                    if x:
+                        note = f" ({x['note']})" if x.get("note") else ""
+                        orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
+                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
+                                 f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
                                  f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     for r in report["rulesets"]:
         lines += ["", f"## {r['ruleset']}", "",
@@ -814,6 +846,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--max-budget", type=int, default=1024)
     ap.add_argument("--no-split", dest="split", action="store_false",
                     help="choose the best real player on the same deals that measure it (the first report's way)")
+    ap.add_argument("--oracle-fields", default="greedy,random",
+                    help="fields the oracle is played in (the others get only the relative skill bounded by the "
+                         "best payoff)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if args.all and args.ruleset:
@@ -825,7 +860,7 @@ def main(argv: list[str] | None = None) -> dict:
                  workers=args.workers, chunk=args.chunk, bootstrap=args.bootstrap, out=args.out, name=args.name,
                  ply_cap=args.ply_cap, cap_rule=args.cap_rule, model_field=args.model_field or args.certify,
                  beginners=T.split_agents(args.beginners), certify=args.certify, certify_tol=args.certify_tol,
-                 max_budget=args.max_budget, split=args.split)
+                 max_budget=args.max_budget, split=args.split, oracle_fields=T.split_agents(args.oracle_fields))
     command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         report = run(cfg, progress=not args.quiet, command=command.strip())

@@ -328,6 +328,57 @@ md("""
   the real agents barely gain, while the oracle, which sees the hands and the deck, wins 78% against `greedy`.
 """)
 md("""
+## The revised measures: beginners, player counts, a certified fictive player
+
+The tables above are the first report. The revision (`experiments/RESULTS.md`, "Skill versus luck, revised")
+changes the method: the heuristics no longer loop (games end), capped games are decided by cards left
+(`most_cards`), the best real player is chosen on the even deals and measured on the odd ones, relative skill is
+given with `random` and with `greedy` as the beginner, the oracle models the field it sits at and its budget is
+doubled until its random effect settles, and every field also gets the lower bound that puts the game's best
+payoff in the fictive player's place. At 2 and 6 players there is no oracle run: the bound is the measure. Filled
+markers: the oracle; open squares: the bound.
+""")
+code("""
+v2 = {p: json.loads((root / "experiments" / "results" / f"skill_luck-v2-{p}p.json").read_text()) for p in (2, 4, 6)}
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), sharey=True)
+for ax, (players, rep) in zip(axes, v2.items()):
+    names_ = [r["ruleset"] for r in rep["rulesets"]]
+    x = np.arange(len(names_))
+    k = 0
+    for fld in ("greedy", "random"):
+        for beg in ("random", "greedy"):
+            off = (k - 1.5) * 0.15
+            for key, marker in (("relative_skill_by_beginner", "o"), ("relative_skill_bound", "s")):
+                vals = [r.get(key, {}).get(fld, {}).get(beg) for r in rep["rulesets"]]
+                m = np.array([v["relative_skill"] if v else np.nan for v in vals], float)
+                lo = np.array([v["rs_lo"] if v else np.nan for v in vals], float)
+                hi = np.array([v["rs_hi"] if v else np.nan for v in vals], float)
+                ax.errorbar(x + off, m, yerr=[m - lo, hi - m], fmt=marker, ms=4, capsize=2, color=f"C{k}",
+                            mfc=None if marker == "o" else "none",
+                            label=f"field {fld}, beginner {beg}" if marker == "o" else None)
+            k += 1
+    ax.set_xticks(x, names_, rotation=20)
+    ax.set_title(f"{players} players")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axhline(1, color="grey", lw=0.5)
+axes[0].set_ylabel("relative skill")
+axes[0].set_ylim(-0.3, 1.15)
+axes[1].legend(fontsize=7, loc="lower right")
+plt.show()
+""")
+md("""
+Seat advantage in fields of copies: each seat's mean reward minus the table's, and the Wald test of "no seat
+advantage" (a small p would refute it).
+""")
+code("""
+for players, rep in v2.items():
+    for r in rep["rulesets"]:
+        for name, e in r.get("seat_effects", {}).items():
+            print(f"{players}p {r['ruleset']:14s} {name:7s} seat excess reward",
+                  " ".join(f"{t['excess']:+.3f}" for t in e["seats"]),
+                  f"(+-{e['half_width']:.3f}), no-advantage p = {e['p_value']:.2f}")
+""")
+md("""
 ## Make your own report
 
 `python -m experiments.skill_luck --all` measures every ruleset; here is the same on a tiny budget (two deals,

@@ -321,3 +321,15 @@ def test_seat_effects_find_a_planted_seat_advantage_and_hold_its_size():
     assert hits >= 18
     e = S.seat_effects(_seat_rows(0.10, 2000, 7))
     assert e["seats"][0]["lo"] <= true_excess <= e["seats"][0]["hi"]  # the table mean reward is 0
+
+
+def test_the_best_payoff_bounds_relative_skill_from_below():
+    """With the game's best payoff (+1: a win) in the fictive player's place the random effect is as large as any
+    fictive player's, so the relative skill is at most the real fictive player's, and it is LE / (1 - beginner)."""
+    runs = one_seat_runs(w=0.3)
+    real = ["beginner", "expert"]
+    rs = S.relative_skill_from_rows(runs, "beginner", real, "fictive", 100)
+    lb = S.relative_skill_from_rows(runs, "beginner", real, "best payoff", 100, ceiling=1.0)
+    m = lb["means"]
+    assert lb["relative_skill"] == pytest.approx((m["expert"] - m["beginner"]) / (1.0 - m["beginner"]))
+    assert lb["relative_skill"] <= rs["relative_skill"] and lb["best"] == rs["best"] == "expert"

@@ -362,14 +362,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 rew_buf[last_t[idx, s], idx] += r[idx, s]
             ended = np.flatnonzero(vg.terminated | vg.truncated)
             if cfg.truncation_penalty:
-                for g in np.flatnonzero(vg.truncated):
-                    # truncate: the seats the env left unplaced; most_cards places every seat, so those still in
-                    # before the capping step (one going out on that very step counts as still in)
-                    out_ = (set(int(p) for p in vg.final_placing[g] if p >= 0) if cfg.cap_rule == "truncate"
-                            else set())
-                    for s in range(n):
-                        if still_in[g, s] and s not in out_ and last_t[g, s] >= 0:
-                            rew_buf[last_t[g, s], g] -= cfg.truncation_penalty
+                for g, s in capped_seats(vg, still_in, cfg.cap_rule):
+                    if last_t[g, s] >= 0:
+                        rew_buf[last_t[g, s], g] -= cfg.truncation_penalty
             if len(ended):
                 for s in range(n):
                     idx = ended[last_t[ended, s] >= 0]
@@ -454,6 +449,18 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         writer.close()
     plot_curve(run_dir)
     return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def capped_seats(vg, still_in: np.ndarray, cap_rule: str) -> list[tuple[int, int]]:
+    """(game, seat) of every seat still in a game the last step capped: the ones the truncation penalty charges.
+    ``still_in`` is who was still in before that step. Under ``truncate`` those the env left unplaced; under
+    ``most_cards``, which places every seat, those still in before the capping step (one going out on that very step
+    counts as still in)."""
+    out = []
+    for g in np.flatnonzero(vg.truncated):
+        placed = set(int(p) for p in vg.final_placing[g] if p >= 0) if cap_rule == "truncate" else set()
+        out += [(int(g), s) for s in range(still_in.shape[1]) if still_in[g, s] and s not in placed]
+    return out
 
 
 def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng,

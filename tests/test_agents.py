@@ -272,3 +272,53 @@ def test_search_opponent_models_are_checked_and_default_to_the_rollout_policy():
         agents.make("search", "core", 4, opponents="ppo")
     with pytest.raises(ValueError, match="omg's search rolls out with expert"):
         agents.make("search", "omg", 4, opponents="random")
+
+
+def _choice(env, agent):
+    return env.unwrapped.action_names[agents.as_aec_policy(agent)(env, env.agent_selection)]
+
+
+def test_expert_counters_a_joker_only_over_a_pile_worth_sending_back():
+    """agents/expert.py rule 2: a pile of Jokers alone is eaten (countering only hands the Jokers to the opponent,
+    who plays them back); a pile with 2+ other cards is sent back. The numba rollout expert does the same."""
+    from conftest import P, act, make
+
+    expert = agents.make("expert", "south_african", 3, cycle_break=0)
+    env = make("south_african", players=[P("JOKER 4"), P("JOKER 9"), P("K")])
+    act(env, "play 1xJOKER")  # onto an empty pile: seat 1 may counter
+    assert env.agent_selection == "player_1" and _choice(env, expert) == "pass"
+    env = make("south_african", players=[P("JOKER 4"), P("JOKER 9"), P("K")], pile="5 6")
+    act(env, "play 1xJOKER")
+    assert _choice(env, expert) == "play 1xJOKER"
+
+
+def test_the_cycle_break_acts_only_with_the_draw_pile_empty_and_never_picks_up_by_chance():
+    """Rule 6 of greedy and expert: with cycle_break=1 every decision with the draw pile empty is random among the
+    legal actions other than a pickup; with cards left to draw the policy is the deterministic one."""
+    for name in ("greedy", "expert"):
+        for bad in (-0.1, 1.5, "x", True):
+            with pytest.raises(ValueError, match="cycle_break"):
+                agents.make(name, "core", 3, cycle_break=bad)
+    from shedders.engine import palace as K
+    from shedders.envs.palace_env import observation_slices
+
+    vg = shedders.VectorGame("core", 64, 3, seed=5)
+    vg.reset()
+    det, rnd = agents.make("greedy", "core", 3, cycle_break=0), agents.make("greedy", "core", 3, seed=1, cycle_break=1)
+    stepper = agents.make("random", "core", 3, seed=2)
+    differed = 0
+    for _ in range(600):
+        live = np.flatnonzero(vg.num_legal > 0)
+        if not len(live):
+            break
+        obs, mask = vg.observation[live], vg.action_mask[live]
+        a, b = det.act(obs, mask), rnd.act(obs, mask)
+        deck = obs[:, observation_slices(3)["deck_size"].start]
+        assert np.array_equal(a[deck > 0], b[deck > 0])
+        multi = (deck == 0) & (mask.sum(axis=1) > 1)
+        assert not np.any(b[multi] == K.A_PICKUP)
+        differed += int(np.sum(a[deck == 0] != b[deck == 0]))
+        acts = np.full(len(vg.num_legal), -1, np.int64)
+        acts[live] = stepper.act(obs, mask)
+        vg.step(acts)
+    assert differed > 0

@@ -379,3 +379,29 @@ def test_the_ppo_agent_says_ready_at_least_at_its_floor_in_setup():
         assert (agent.act(obs, mask) == ready).mean() >= floor - 0.03
     with pytest.raises(ValueError, match="ready_floor"):
         agents.make("ppo", "core", 4, ready_floor=1.5)
+
+
+@pytest.mark.parametrize("cap_rule", ["truncate", "most_cards"])
+def test_the_truncation_penalty_charges_the_seats_still_in_under_either_cap_rule(cap_rule):
+    """A 30-decision cap ends every core game before anyone can go out: each rule charges every seat (under
+    most_cards the env places every seat, so who is still in is read before the capping step)."""
+    import shedders
+    from experiments.train_ppo import capped_seats
+
+    vg = shedders.VectorGame("core", 8, 4, seed=0, autoreset=False, ply_cap=30, cap_rule=cap_rule)
+    vg.reset()
+    rnd = agents.make("random", "core", 4, seed=0)
+    charged = []
+    while (vg.num_legal > 0).any():
+        live = np.flatnonzero(vg.num_legal > 0)
+        still_in = vg.state.finished == 0
+        acts = np.full(8, -1, np.int64)
+        acts[live] = rnd.act(vg.observation[live], vg.action_mask[live])
+        vg.step(acts)
+        charged += capped_seats(vg, still_in, cap_rule)
+    assert vg.truncated.all()
+    assert sorted(charged) == [(g, s) for g in range(8) for s in range(4)]
+    if cap_rule == "most_cards":
+        assert (vg.final_placing >= 0).all()  # every seat placed by cards, and still charged
+    else:
+        assert (vg.final_placing < 0).all()  # nobody placed

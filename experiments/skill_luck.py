@@ -260,8 +260,7 @@ def seat_effects(rows: dict) -> dict:
     deal, _, reward, _ = _arrays(rows)
     excess = reward - reward.mean(axis=1, keepdims=True)
     keys = np.unique(deal)
-    per = np.stack([by_deal(deal, excess[:, j])[0] / by_deal(deal, excess[:, j])[1] for j in range(excess.shape[1])],
-                   axis=1)  # (deals, seats)
+    per = np.stack([np.divide(*by_deal(deal, excess[:, j])) for j in range(excess.shape[1])], axis=1)  # (deals, seats)
     seats = []
     for j in range(per.shape[1]):
         m, lo, hi = mean_ci(per[:, j])

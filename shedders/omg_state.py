@@ -14,8 +14,8 @@ shedders adds, for a power that is waiting for a decision:
 - ``left``: discards left (``"discard"``), or Hera's penalty cards left to deal (``"give"``);
 - ``winner``: the seat that won, when the game is over;
 - ``plies``: decisions made so far (the ply cap counts them; default 0);
-- ``truncated``: when the game is over, whether it ended at the ply cap (with ``cap_rule="most_cards"`` it then
-  has a ``winner`` too).
+- ``truncated``: when the game is over, whether it ended at the ply cap (a capped game has no ``winner``, under
+  either cap rule).
 """
 
 from __future__ import annotations
@@ -114,7 +114,9 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     placing = list(placing)
     if ph == O.PH_OVER:
         winner = sc.get("winner", placing[0] if placing else None)
-        capped = flag(sc.get("truncated", winner is None), "truncated")  # at the cap (decided by most_cards)
+        capped = flag(sc.get("truncated", winner is None), "truncated")  # at the cap
+        if capped and winner is not None:
+            raise ValueError("a game over at the ply cap has no 'winner' (in omg, under either cap rule)")
         if winner is not None:
             s.winner[g] = seat(winner, n, "winner")
         s.truncated[g] = capped

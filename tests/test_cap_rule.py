@@ -2,7 +2,8 @@
 already out keep what they got. With cap_rule="most_cards" ... a capped game is decided instead: players still in
 are placed by the cards they hold in every zone, fewest first, ties broken by seat order starting from the player
 to act; the last placed is the Shithead (-1 in the palace family; in omg the first placed wins). The game is still
-flagged truncated." One scenario test per sentence, on the AEC env and the batched engine."""
+flagged truncated." One scenario test per sentence, on the AEC env and the batched engine. For omg the public
+interface says otherwise, and it is kept: a game decided at the cap by most_cards has no winner."""
 
 from __future__ import annotations
 
@@ -76,7 +77,9 @@ def test_most_cards_in_fatality_scores_finishing_positions():
     assert got == pytest.approx({"player_0": 0.0, "player_1": 1.0, "player_2": -1.0})
 
 
-def test_most_cards_in_omg_the_first_placed_wins():
+def test_most_cards_in_omg_nobody_wins():
+    """The public interface: with most_cards, "for omg nobody wins": a capped omg game pays every player 0, has no
+    winner, and is flagged truncated."""
     env = shedders.raw_env("omg", 3, ply_cap=10, cap_rule="most_cards")
     env.reset(options={"scenario": {
         "ruleset": "omg", "current_player": 0, "phase": "play", "plies": 9,
@@ -85,10 +88,11 @@ def test_most_cards_in_omg_the_first_placed_wins():
         "pile": ["Athena Fire 2"], "deck": ["Hestia Wave 2", "Artemis Leaf 2"]}})
     env.step(env.action_id("play Athena Wave 2"))  # matches the 2: no penalty, no power; the cap is reached
     sd = env.state_dict()
-    # player_0 now holds 2, player_1 1, player_2 2: player_1 holds the fewest and wins
-    assert sd["phase"] == "over" and sd["truncated"] is True and sd["winner"] == 1 and sd["placing"] == [1]
-    assert env._state.rewards[0].tolist() == pytest.approx([-0.5, 1.0, -0.5])
-    assert env.truncations["player_1"] and env.infos["player_1"]["placing"] == [1]
+    assert sd["phase"] == "over" and sd["truncated"] is True and sd.get("winner") is None
+    assert env._state.rewards[0].tolist() == [0.0, 0.0, 0.0]
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    with pytest.raises(ValueError, match="no 'winner'"):
+        env.reset(options={"scenario": {**sd, "plies": 0, "winner": 1}})
 
 
 def test_the_default_is_truncation_and_an_unknown_cap_rule_is_refused():
@@ -111,8 +115,11 @@ def test_vector_game_places_every_seat_of_a_capped_game_and_rewards_sum_to_zero(
         done = vg.terminated | vg.truncated
         for g in np.flatnonzero(vg.truncated):
             placed = [p for p in vg.final_placing[g] if p >= 0]
+            if ruleset == "omg":  # the public interface: nobody wins a capped omg game
+                assert not placed and not vg.rewards[g].any()
+                continue
             assert placed, "a capped game is decided: someone is placed"
-            if ruleset not in ("og", "omg"):
+            if ruleset != "og":
                 assert sorted(placed) == [0, 1, 2, 3]
         ended += int(done.sum())
         totals[done] = 0

@@ -521,26 +521,10 @@ def step_nb(s, g, a, params, cards, lay, mask, ids):
     s.plies[g] += 1
     if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
         s.phase[g] = PH_OVER
-        s.truncated[g] = True  # RULINGS: a truncated game gives every player 0 ...
-        if params[P_CAP_RULE] == CAP_MOST_CARDS:  # ... or, with most_cards, the fewest cards win
-            win_by_cards_nb(s, g, params)
+        # A truncated game gives every player 0. With most_cards too: the public contract says that in omg a game
+        # decided by cards left has no winner (RULINGS would have the fewest cards win; the contract keeps it out)
+        s.truncated[g] = True
     return legal_mask_nb(s, g, params, cards, lay, mask, ids)
-
-
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
-def win_by_cards_nb(s, g, params):
-    """RULINGS (cap_rule="most_cards"): the player with the fewest cards in hand wins, ties by seat order from the
-    player to act, rewarded as an ordinary win; the game stays flagged truncated."""
-    n = params[P_NPLAYERS]
-    start = np.int64(s.turn[g])
-    best = start
-    for i in range(n):
-        q = (start + i) % n
-        if s.hsize[g, q] < s.hsize[g, best]:
-            best = q
-    s.winner[g] = best
-    for q in range(n):
-        s.rewards[g, q] = 1.0 if q == best else -1.0 / (n - 1)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -691,7 +675,7 @@ def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, c
             if s.phase[g] == PH_OVER:
                 term[g] = s.terminated[g]
                 trunc[g] = s.truncated[g]
-                if s.winner[g] >= 0:  # won, or decided at the cap by most_cards
+                if s.winner[g] >= 0:  # won (a capped game has no winner)
                     final_placing[g, 0] = s.winner[g]
                 final_plies[g] = s.plies[g]
                 if autoreset:

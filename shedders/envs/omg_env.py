@@ -137,7 +137,7 @@ class OmgEnv(ShedEnv):
             done = self.terminations if s.terminated[0] else self.truncations
             for a_ in self.agents:
                 done[a_] = True
-            if s.winner[0] >= 0:  # won, or decided at the cap by most_cards
+            if s.winner[0] >= 0:  # won (a capped game has no winner, whatever the cap rule)
                 self.infos = {a_: {"placing": self.placing()} for a_ in self.agents}
             self._deads_step_first()
         else:

@@ -50,8 +50,8 @@ def _doc() -> str:
         "ply_cap=5000, cap_rule=\"truncate\", deck=None)", "```", "",
         "## How shedders reads the rules", "", READINGS,
         "## Rewards", "", "Winner +1, every other player -1/(N-1), on the step the game ends; truncated: 0. With "
-        "`cap_rule=\"most_cards\"` a game at the ply cap is won by the player with the fewest cards in hand (ties by "
-        "seat order from the player to act), paid as an ordinary win, and still flagged truncated.", "",
+        "`cap_rule=\"most_cards\"` too: in omg a game at the ply cap has no winner (every player 0), as the "
+        "public interface specifies; it is flagged truncated either way.", "",
         f"## Actions ({lay['n_actions']} with the default deck)", "", *table, "",
         "## Observation (4 players, default deck)", "", omg_env.observation_table(4), "",
         "## The seed's text", "", rules_text,

@@ -234,8 +234,8 @@ def with_budget(spec: str, budget: int) -> str:
     return label + ":" + "+".join(f"{k}={v}" for k, v in options.items())
 
 
-def spec_budget(spec: str) -> int:
-    """The ``budget`` a search-type spec names, else its agent's default."""
+def spec_budget(spec: str, ruleset: str = "core") -> int:
+    """The ``budget`` a search-type spec names, else its agent's default for ``ruleset``."""
     import inspect
 
     import agents as agents_pkg
@@ -243,7 +243,7 @@ def spec_budget(spec: str) -> int:
     name, options = T.parse_agent(spec)
     if "budget" in options:
         return int(options["budget"])
-    return int(inspect.signature(agents_pkg.REGISTRY[name].__init__).parameters["budget"].default)
+    return int(inspect.signature(agents_pkg._factory(name, ruleset).__init__).parameters["budget"].default)
 
 
 def certified(random_effects: list[float], tol: float) -> bool:
@@ -559,7 +559,7 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
     ``cfg.max_budget``. Its rollouts play the other seats as the field does (``modelled``). Returns the game rows
     of the last budget and the record: budgets, random effects, whether it converged."""
     base = modelled(oracle, fld, ruleset)
-    budget = spec_budget(base)
+    budget = spec_budget(base, ruleset)
     best = max((_label(s) for s in real), key=lambda n: per_deal_reward(runs[n], 0)[1].mean())
     best_mean = per_deal_reward(runs[best], 0)[1].mean()
     budgets, effects, rows_ = [], [], None

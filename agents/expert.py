@@ -34,10 +34,11 @@ import numpy as np
 
 from agents.greedy import GreedyAgent
 from shedders.engine import palace as K
+from shedders.engine.search import palace_policies as KP
 from shedders.envs.palace_env import observation_slices
 
 UNDECIDED = -1
-COUNTER_MIN_PLAIN = K.EXPERT_COUNTER_MIN_PLAIN  # rule 2: counter a Joker only over a pile of this many non-Jokers (2)
+COUNTER_MIN_PLAIN = KP.EXPERT_COUNTER_MIN_PLAIN  # rule 2: counter a Joker only over a pile of this many non-Jokers (2)
 JOKER = K.A_PLAY + K.RJOKER * K.MAXC  # the one-Joker play (seed 003: one Joker per play)
 
 

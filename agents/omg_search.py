@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.search import SearchAgent
 from shedders.engine import omg as O
+from shedders.engine.search import omg_search as OS
 
 
 class OmgSearchAgent(SearchAgent):
@@ -63,7 +64,7 @@ class OmgSearchAgent(SearchAgent):
             self._out = np.zeros(c, np.int64)
 
     def _search(self, state, games, seeds, out) -> None:
-        O.batch_search_nb(
+        OS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self.cards, self.lay, self._work, self.budget,
             self.oracle, seeds, self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2,
             self._cnt, out,

@@ -40,13 +40,15 @@ import numpy as np
 
 from agents.base import Agent, check_batch
 from shedders.engine import palace as K
+from shedders.engine.search import palace_policies as KP
+from shedders.engine.search import palace_search as KS
 from shedders.envs.palace_env import observation_slices
 
 
 def expert_offsets(num_players: int) -> np.ndarray:
     """Where each of ``EXPERT_FIELDS`` starts in the observation: the ``off`` of ``expert_action_nb``."""
     sl = observation_slices(num_players)
-    return np.array([sl[f].start for f in K.EXPERT_FIELDS], np.int64)
+    return np.array([sl[f].start for f in KP.EXPERT_FIELDS], np.int64)
 
 
 class SearchAgent(Agent):
@@ -54,10 +56,10 @@ class SearchAgent(Agent):
     oracle = False
     needs_state = True
 
-    rollouts = {"greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
+    rollouts = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT}
 
     #: policies the other seats may play in the rollouts (``opponents=``): the field the search best-responds to
-    opponent_models = {"greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT, "random": K.POLICY_RANDOM}
+    opponent_models = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT, "random": KP.POLICY_RANDOM}
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
@@ -139,7 +141,7 @@ class SearchAgent(Agent):
 
     def _search(self, state, games, seeds, out) -> None:
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
-        K.batch_search_nb(
+        KS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
             self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool,
             self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets, out,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from shedders.engine import omg as O
-from shedders.omg_deck import COLORS, GODS
+from shedders.rules.omg import COLORS, GODS
 from shedders.scenario import build_checked, card_list, flag, seat, small_int
 
 

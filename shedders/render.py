@@ -101,7 +101,7 @@ def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
     """Render omg game 0 from ``seat``'s view (default: the player deciding now): own hand, hand sizes, the pile's
     top and the powered cards below it, deck size, Apollo's revealed card, lost turns, the pending choice."""
     from shedders.engine import omg as O
-    from shedders.omg_deck import COLORS, GODS
+    from shedders.rules.omg import COLORS, GODS
 
     g = 0
     n = rules.num_players

@@ -173,6 +173,7 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed
     (The numpy agents' rule 6, the random ``cycle_break``, is off here: the rollouts draw their own randomness.)"""
     from agents.search import expert_offsets
     from shedders.engine import palace as K
+    from shedders.engine.search import palace_policies as KP
 
     ruleset, n = config
     vg = shedders.VectorGame(ruleset, 32, n, seed=seed)
@@ -188,8 +189,8 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed
         want_e = expert.act(vg.observation, vg.action_mask)
         for g in np.flatnonzero(vg.num_legal > 0):
             m, ids, nl = vg.action_mask[g], vg.legal_ids[g], vg.num_legal[g]
-            assert K.greedy_action_nb(vg.state, g, vg.params, m, ids, nl) == want_g[g]
-            assert K.expert_action_nb(vg.state, g, vg.params, m, ids, nl, obs, off) == want_e[g]
+            assert KP.greedy_action_nb(vg.state, g, vg.params, m, ids, nl) == want_g[g]
+            assert KP.expert_action_nb(vg.state, g, vg.params, m, ids, nl, obs, off) == want_e[g]
             seen.add(int(vg.state.phase[g]))
         vg.step(np.where(rng.random(32) < 0.5, want_e, rnd.act(vg.observation, vg.action_mask)))
     assert {K.PH_SETUP, K.PH_PLAY} <= seen

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 import agents
 import shedders
 from shedders.engine import omg as O
+from shedders.engine.search import omg_policies as OP
+from shedders.engine.search import omg_search as OS
 from test_seed001_omg import make
 
 
@@ -41,8 +43,8 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(n, seed):
             if vg.num_legal[g] == 0:
                 continue
             m = vg.action_mask[g]
-            assert O.greedy_action_nb(vg.state, g, vg.params, greedy.cards, vg._lay, m) == want_g[g]
-            assert O.expert_action_nb(vg.state, g, vg.params, expert.cards, vg._lay, m) == want_e[g]
+            assert OP.greedy_action_nb(vg.state, g, vg.params, greedy.cards, vg._lay, m) == want_g[g]
+            assert OP.expert_action_nb(vg.state, g, vg.params, expert.cards, vg._lay, m) == want_e[g]
             seen.add(int(vg.state.phase[g]))
     assert {O.PH_PLAY, O.PH_DISCARD} <= seen
 
@@ -60,9 +62,9 @@ def test_determinization_keeps_what_the_player_sees_and_resamples_the_rest(n, se
                 continue
             s = vg.state
             viewer = int(s.turn[g])
-            O.copy_game_nb(s, g, w, 0)
+            OS.copy_game_nb(s, g, w, 0)
             w.rng[0] = np.uint64(seed + g + 1)
-            O.determinize_nb(w, 0, viewer, vg.params, search._cnt[0])
+            OS.determinize_nb(w, 0, viewer, vg.params, search._cnt[0])
             assert np.array_equal(w.hand[0, viewer], s.hand[g, viewer])
             assert np.array_equal(w.hsize[0], s.hsize[g])
             assert np.array_equal(w.hand[0].sum(axis=1), s.hsize[g])

@@ -10,7 +10,7 @@ from shedders.engine import omg as O
 from shedders.envs.palace_env import (OrderEnforcing, ShedEnv, _as_int, _scenario_option, layout_slices,
                                       layout_table)
 from shedders.engine.omg import layout_array  # noqa: F401  (kept importable from here)
-from shedders.omg_deck import COLORS, GODS
+from shedders.rules.omg import COLORS, GODS
 from shedders.rules import OmgRules, make_rules
 from shedders.scenario import commit
 

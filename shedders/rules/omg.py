@@ -1,4 +1,7 @@
-"""The OMG deck as data: a CSV file with one card per row (god, color, number, power).
+"""omg as data: the deck (a CSV file with one card per row: god, color, number, power), the parameter
+array the kernels read, and ``OmgRules``.
+
+The deck: a CSV file with one card per row (god, color, number, power).
 
 The default deck, ``shedders/data/omg_deck.csv``, is the spread RULINGS.md settles (the published game does not
 list it): 12 gods x 8 cards, two of each color per god; Zeus, Athena, Demeter, Aphrodite, Hestia and Hermes have
@@ -15,12 +18,19 @@ from pathlib import Path
 
 import numpy as np
 
+from shedders.rules.common import CAP_RULES, DEFAULT_PLY_CAP
+
 #: gods in the seed's order; index = god id
 GODS = ("Zeus", "Ares", "Athena", "Artemis", "Demeter", "Apollo", "Aphrodite", "Hephaestus", "Hestia", "Poseidon",
         "Hera", "Hermes")
 COLORS = ("Fire", "Leaf", "Wave", "Thunder")
 MAX_NUMBER = 9
-DEFAULT_DECK = Path(__file__).with_name("data") / "omg_deck.csv"
+HAND_SIZE = 6  # seed 001 "give 6 cards to each player"
+# Parameter array layout (OmgRules.to_params writes it; the kernels read params[P_*]).
+P_NPLAYERS, P_PLY_CAP, P_HAND, P_NTYPES, P_CAP_RULE = range(5)
+N_PARAMS = 5
+CAP_TRUNCATE, CAP_MOST_CARDS = range(2)  # the order of CAP_RULES
+DEFAULT_DECK = Path(__file__).parents[1] / "data" / "omg_deck.csv"
 
 
 @dataclass(frozen=True)
@@ -92,3 +102,28 @@ def load_deck(path: str | Path | None = None) -> Deck:
     keys = sorted(counts)
     return Deck(god=tuple(k[0] for k in keys), color=tuple(k[1] for k in keys), number=tuple(k[2] for k in keys),
                 power=tuple(k[3] for k in keys), count=tuple(counts[k] for k in keys), source=str(path))
+
+
+@dataclass(frozen=True)
+class OmgRules:
+    """The omg ruleset (seed 001): the deck and the player count; every rule is the seed's (RULINGS settle it)."""
+
+    num_players: int
+    deck: Deck
+    ply_cap: int = DEFAULT_PLY_CAP
+    name: str = "omg"
+    hand_size: int = HAND_SIZE  # seed 001 "give 6 cards to each player"
+    cap_rule: str = "truncate"  # CAP_RULES: how a game at the ply cap ends
+
+    @property
+    def num_cards(self) -> int:
+        return self.deck.num_cards
+
+    def to_params(self) -> np.ndarray:
+        p = np.zeros(N_PARAMS, np.int64)
+        p[P_NPLAYERS] = self.num_players
+        p[P_PLY_CAP] = self.ply_cap
+        p[P_HAND] = self.hand_size
+        p[P_NTYPES] = self.deck.num_types
+        p[P_CAP_RULE] = CAP_RULES.index(self.cap_rule)
+        return p

@@ -1,0 +1,91 @@
+"""The numba cache guard: a kernel compiled from one engine file is never loaded stale after another changed.
+
+Numba's disk cache (``cache=True``) keys each kernel on the source of its own file only. A kernel in
+``palace/play.py`` that calls a helper in ``palace/cards.py``, or reads a constant of ``shedders.rules.palace``,
+has the helper and the constant compiled into it; when only ``cards.py`` changes, numba would load the old
+machine code. So the engine keeps a stamp, the SHA-256 of every engine and rules source, in each cache folder it
+uses; ``guard()`` runs when ``shedders.engine`` is imported, before any kernel compiles, and when the stamp
+differs it deletes the engine's cached kernels there (numba's ``.nbi`` index and ``.nbc`` data files, nothing
+else) and writes the new stamp. The next call of each kernel compiles it afresh and caches it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+ENGINE_DIR = Path(__file__).resolve().parent
+RULES_DIR = ENGINE_DIR.parent / "rules"
+STAMP = "shedders-engine.sha256"
+
+
+def sources() -> list[Path]:
+    """Every file whose contents a compiled kernel depends on: the engine's sources and the rules' constants."""
+    return sorted(ENGINE_DIR.rglob("*.py")) + sorted(RULES_DIR.glob("*.py"))
+
+
+def source_hash() -> str:
+    h = hashlib.sha256()
+    for p in sources():
+        h.update(str(p.relative_to(ENGINE_DIR.parent)).encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _probe():  # a function for numba's cache locators to place (they read its first line number only)
+    pass
+
+
+def cache_dir(source_dir: Path) -> Path | None:
+    """The folder numba caches the kernels of ``source_dir`` in: it asks numba's own locators, in numba's order
+    (``NUMBA_CACHE_DIR``, the ``__pycache__`` beside the source, the user-wide cache)."""
+    try:
+        from numba.core.caching import _CacheImpl
+
+        locators = _CacheImpl._locator_classes
+    except (ImportError, AttributeError):  # another numba layout: numba's default in-tree folder
+        return source_dir / "__pycache__"
+    probe = next(source_dir.glob("*.py"))
+    for cls in locators:
+        locator = cls.from_function(_probe, str(probe))
+        if locator is not None:
+            return Path(locator.get_cache_path())
+    return None
+
+
+def guard() -> bool:
+    """Clear the engine's cached kernels wherever their stamp is not the current sources' hash.
+
+    Returns True when something was cleared. Never raises for a cache folder it cannot write: numba then does
+    not cache there either."""
+    digest = source_hash()
+    cleared = False
+    dirs = sorted({p.parent for p in ENGINE_DIR.rglob("*.py")})
+    for src in dirs:
+        where = cache_dir(src)
+        if where is None or not where.is_dir():
+            continue
+        stamp = where / STAMP
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        stems = {p.stem for p in src.glob("*.py")}
+        for f in where.iterdir():
+            if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in stems:
+                try:
+                    f.unlink()
+                    cleared = True
+                except OSError:
+                    pass
+        try:
+            tmp = where / f"{STAMP}.{os.getpid()}"
+            tmp.write_text(digest)
+            os.replace(tmp, stamp)
+        except OSError:
+            pass
+    return cleared

@@ -1,0 +1,87 @@
+"""The omg action mask: the plays, and each choice a power asks for."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from shedders.engine.omg.cards import attr_nb, count_matching_nb
+from shedders.engine.omg.layout import (
+    F_ATTR,
+    F_COLOR,
+    F_NONE,
+    F_NUMBER,
+    L_ATTRIBUTE,
+    L_COLOR,
+    L_DISCARD,
+    L_GIVE,
+    L_GOD,
+    L_NUMBER,
+    L_PLAY,
+    L_STOP,
+    L_TARGET,
+    N_ATTRS,
+    P_NPLAYERS,
+    P_NTYPES,
+    PH_CHOOSE,
+    PH_DISCARD,
+    PH_GIVE,
+    PH_OVER,
+    PH_PLAY,
+    PH_TARGET,
+)
+
+# ----------------------------------------------------------------------------------------------------------------
+# Legal actions
+# ----------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def legal_mask_nb(s, g, params, cards, lay, mask, ids):
+    """Fill mask (0/1 per action) and ids[:k] with the legal action ids; returns k."""
+    mask[:] = 0
+    k = 0
+    ph = s.phase[g]
+    if ph == PH_OVER:
+        return 0
+    p = np.int64(s.turn[g])
+    n = params[P_NPLAYERS]
+    nt = params[P_NTYPES]
+    if ph == PH_PLAY:
+        for t in range(nt):
+            if s.hand[g, p, t] > 0:
+                mask[lay[L_PLAY] + t] = 1
+    elif ph == PH_TARGET:
+        for j in range(1, n):
+            mask[lay[L_TARGET] + j - 1] = 1
+    elif ph == PH_GIVE:
+        for j in range(1, n):
+            mask[lay[L_GIVE] + j - 1] = 1
+    elif ph == PH_CHOOSE:
+        kind = s.fkind[g]
+        if kind == F_ATTR:
+            # Apollo: the attributes of the revealed card that some hand card shares
+            r = np.int64(s.revealed[g])
+            for a in range(N_ATTRS):
+                kd = F_NUMBER + a
+                if count_matching_nb(s, g, p, kd, attr_nb(cards, r, kd), cards) > 0:
+                    mask[lay[L_ATTRIBUTE] + a] = 1
+        else:
+            for t in range(nt):
+                if s.hand[g, p, t] > 0:
+                    v = attr_nb(cards, t, kind)
+                    if kind == F_NUMBER:
+                        mask[lay[L_NUMBER] + v - 1] = 1
+                    elif kind == F_COLOR:
+                        mask[lay[L_COLOR] + v] = 1
+                    else:
+                        mask[lay[L_GOD] + v] = 1
+    elif ph == PH_DISCARD:
+        for t in range(nt):
+            if s.hand[g, p, t] > 0 and (s.fkind[g] == F_NONE or attr_nb(cards, t, s.fkind[g]) == s.fval[g]):
+                mask[lay[L_DISCARD] + t] = 1
+        if s.upto[g] != 0:
+            mask[lay[L_STOP]] = 1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            ids[k] = a
+            k += 1
+    return k

@@ -1,0 +1,90 @@
+"""The observation vector of one seat: what that seat may know, in the layout of ``observation_layout``."""
+
+from __future__ import annotations
+
+import numba as nb
+
+from shedders.engine.palace.cards import down_count_nb, hand_count_nb, pile_state_nb, run_len_nb, zone_nb
+from shedders.engine.palace.layout import KIND_WAITING, N_KINDS, N_RULES, P_NPLAYERS, PH_OVER, PH_SETUP, R
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def observe_nb(s, g, viewer, params, obs):
+    """Write what seat ``viewer`` may know of game g into ``obs`` (int8), following observation_layout."""
+    n = params[P_NPLAYERS]
+    obs[:] = 0
+    ph = s.phase[g]
+    o = 0
+    if ph == PH_OVER:
+        obs[o + PH_OVER] = 1
+    elif s.actor[g] == viewer:
+        obs[o + ph] = 1
+    else:
+        obs[o + KIND_WAITING] = 1
+    o += N_KINDS
+    for r in range(R):
+        obs[o + r] = s.hand[g, viewer, r]
+    o += R
+    z = zone_nb(s, g, viewer)
+    if z < 3:
+        obs[o + z] = 1
+    o += 3
+    setup = ph == PH_SETUP
+    for j in range(n):
+        q = (viewer + j) % n
+        if j == 0 or not setup:  # RULINGS: what a player does in setup is hidden until setup ends
+            for r in range(R):
+                obs[o + j * R + r] = s.face_up[g, q, r]
+    o += n * R
+    for j in range(n):
+        obs[o + j] = down_count_nb(s, g, (viewer + j) % n)
+    o += n
+    for j in range(n):
+        obs[o + j] = hand_count_nb(s, g, (viewer + j) % n)
+    o += n
+    for j in range(n):
+        q = (viewer + j) % n
+        for r in range(R):
+            obs[o + j * R + r] = s.known[g, q, r]
+    o += n * R
+    for j in range(n):
+        obs[o + j] = s.finished[g, (viewer + j) % n]
+    o += n
+    rule, top = pile_state_nb(s, g, params)
+    if top >= 0:
+        obs[o + top] = 1
+    else:
+        obs[o + R] = 1
+    o += R + 1
+    obs[o + rule] = 1
+    o += N_RULES
+    obs[o] = run_len_nb(s, g)
+    o += 1
+    for i in range(s.pile_len[g]):
+        obs[o + s.pile[g, i]] += 1
+    o += R
+    obs[o] = s.pile_len[g]
+    o += 1
+    obs[o] = s.deck_len[g]
+    o += 1
+    for r in range(R):
+        obs[o + r] = s.out[g, r]
+    o += R
+    obs[o] = s.direction[g]
+    o += 1
+    if ph != PH_OVER and ph != PH_SETUP:
+        obs[o + (s.turn[g] - viewer) % n] = 1
+    o += n
+    if s.target[g] >= 0:
+        obs[o + (s.target[g] - viewer) % n] = 1
+    o += n
+    if s.pile_len[g] > 0 and s.pile_by[g, s.pile_len[g] - 1] >= 0:
+        obs[o + (s.pile_by[g, s.pile_len[g] - 1] - viewer) % n] = 1
+    o += n
+    if s.last_rank[g] >= 0:
+        obs[o + s.last_rank[g]] = 1
+    else:
+        obs[o + R] = 1
+    o += R + 1
+    obs[o] = s.oot[g]
+    o += 1
+    return o

@@ -1,0 +1,167 @@
+"""Determinized Monte Carlo search for omg: copy, resample, roll out with ``omg_policies``' expert."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from shedders.engine.omg.layout import P_NPLAYERS, P_NTYPES, PH_OVER
+from shedders.engine.omg.legal import legal_mask_nb
+from shedders.engine.omg.step import apply_nb
+from shedders.engine.rng import rand_below_nb, splitmix64_nb
+from shedders.engine.search.omg_policies import expert_action_nb
+
+# ----------------------------------------------------------------------------------------------------------------
+# Search (agents/omg_search.py): copying a game, resampling what a seat cannot see, expert rollouts. Kept in this
+# file so that numba's cache, which checks only the cached function's own source file, never mixes versions.
+# ----------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def copy_game_nb(src, g, dst, d):
+    """Row g of ``src`` into row d of ``dst`` (same shapes but the batch)."""
+    n = src.hand.shape[1]
+    for q in range(n):
+        for t in range(src.hand.shape[2]):
+            dst.hand[d, q, t] = src.hand[g, q, t]
+        dst.hsize[d, q] = src.hsize[g, q]
+        dst.skip[d, q] = src.skip[g, q]
+        dst.rewards[d, q] = src.rewards[g, q]
+    for i in range(src.deck_len[g]):
+        dst.deck[d, i] = src.deck[g, i]
+    for i in range(src.pile_len[g]):
+        dst.pile[d, i] = src.pile[g, i]
+    dst.deck_len[d] = src.deck_len[g]
+    dst.pile_len[d] = src.pile_len[g]
+    dst.turn[d] = src.turn[g]
+    dst.phase[d] = src.phase[g]
+    dst.power[d] = src.power[g]
+    dst.fkind[d] = src.fkind[g]
+    dst.fval[d] = src.fval[g]
+    dst.left[d] = src.left[g]
+    dst.upto[d] = src.upto[g]
+    dst.revealed[d] = src.revealed[g]
+    dst.winner[d] = src.winner[g]
+    dst.plies[d] = src.plies[g]
+    dst.terminated[d] = src.terminated[g]
+    dst.truncated[d] = src.truncated[g]
+    dst.rng[d] = src.rng[g]
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def determinize_nb(s, d, viewer, params, cnt):
+    """Resample, in row d, every card seat ``viewer`` cannot see: the other hands (sizes kept) and the deck's order,
+    except Apollo's revealed card while it is the deck's top. The pile is face up and the viewer's hand is known.
+    Hera's penalty cards are dealt unseen (seed 001), so no other card is public. ``cnt`` is scratch (int16, T)."""
+    n = params[P_NPLAYERS]
+    nt = params[P_NTYPES]
+    for t in range(nt):
+        cnt[t] = 0
+    for q in range(n):
+        if q != viewer:
+            for t in range(nt):
+                cnt[t] += s.hand[d, q, t]
+                s.hand[d, q, t] = 0
+    kd = np.int64(s.deck_len[d])
+    if s.revealed[d] >= 0 and kd > 0:
+        kd -= 1  # the revealed card stays on top
+    for i in range(kd):
+        cnt[s.deck[d, i]] += 1
+    # lay the unseen cards out in type order (so the sample depends only on what the viewer cannot tell apart),
+    # shuffle them with the row's stream, then deal the other hands and the deck back at their sizes
+    m = 0
+    for t in range(nt):
+        for _ in range(cnt[t]):
+            s.deck[d, m] = t
+            m += 1
+    for i in range(m - 1, 0, -1):
+        j = rand_below_nb(s, d, i + 1)
+        tmp = s.deck[d, i]
+        s.deck[d, i] = s.deck[d, j]
+        s.deck[d, j] = tmp
+    # the deck keeps its first kd entries; the rest go to the other hands (the revealed top is rewritten after)
+    m = kd
+    for q in range(n):
+        if q != viewer:
+            for _ in range(s.hsize[d, q]):
+                s.hand[d, q, s.deck[d, m]] += 1
+                m += 1
+    if s.revealed[d] >= 0 and s.deck_len[d] > 0:
+        s.deck[d, kd] = s.revealed[d]
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def leaf_value_nb(s, d, viewer, params):
+    """The viewer's value of an unfinished game: +1 / -1/(n-1) shaded by hand sizes (a softmin over seats, 2 cards
+    per e-fold), on the scale of the real rewards."""
+    n = params[P_NPLAYERS]
+    z = 0.0
+    for q in range(n):
+        z += np.exp(-0.5 * s.hsize[d, q])
+    pw = np.exp(-0.5 * s.hsize[d, viewer]) / z
+    return pw * (1.0 + 1.0 / (n - 1)) - 1.0 / (n - 1)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids):
+    """Play row d to its end, or ``max_plies`` more decisions (then the leaf value): expert, with a uniformly
+    random legal action with probability eps_milli / 1000. Returns the viewer's value."""
+    for _ in range(max_plies):
+        if s.phase[d] == PH_OVER:
+            return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
+        nl = legal_mask_nb(s, d, params, cards, lay, mask, ids)
+        if eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli:
+            a = np.int64(ids[rand_below_nb(s, d, nl)])
+        else:
+            a = expert_action_nb(s, d, params, cards, lay, mask)
+        s.rewards[d] = 0.0
+        apply_nb(s, d, a, params, cards, lay)
+    if s.phase[d] == PH_OVER:
+        return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
+    return leaf_value_nb(s, d, viewer, params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2,
+                  ids2, cnt):
+    """Determinized Monte Carlo for game g's player: every legal action is tried in the same ``budget // legal``
+    sampled worlds (common random numbers), each followed by an expert rollout; the action of highest mean value.
+    ``oracle`` skips the resampling: its rollouts see every hand and the deck's order."""
+    viewer = np.int64(src.turn[g])
+    nl = legal_mask_nb(src, g, params, cards, lay, mask, ids)
+    if nl == 1:
+        return np.int64(ids[0])
+    n_det = max(1, budget // nl)
+    best_a, best_v = np.int64(ids[0]), -1e30
+    for i in range(nl):
+        a = np.int64(ids[i])
+        v = 0.0
+        for k in range(n_det):
+            copy_game_nb(src, g, work, w0)
+            work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
+            if not oracle:
+                determinize_nb(work, w0, viewer, params, cnt)
+            work.rewards[w0] = 0.0
+            apply_nb(work, w0, a, params, cards, lay)
+            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2)
+        if v > best_v:
+            best_a, best_v = a, v
+    return best_a
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def search_range_nb(src, games, lo, hi, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
+                    ids, mask2, ids2, cnt, out):
+    for j in range(lo, hi):
+        out[j] = search_one_nb(src, games[j], params, cards, lay, work, j, budget, oracle, seeds[j], eps_milli,
+                               max_plies, mask[j], ids[j], mask2[j], ids2[j], cnt[j])
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_search_nb(nchunks, src, games, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
+                    ids, mask2, ids2, cnt, out):
+    """Search the decisions of games[j] (one work row each), in chunks over the threads."""
+    b = games.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, cards, lay, work, budget, oracle, seeds,
+                        eps_milli, max_plies, mask, ids, mask2, ids2, cnt, out)

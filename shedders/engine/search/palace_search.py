@@ -1,0 +1,197 @@
+"""Determinized Monte Carlo search for the palace family: copy a game, resample what the viewer cannot
+see, try every legal action in the same sampled worlds, roll out with a policy of ``palace_policies``."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from shedders.engine.palace.layout import N_DOWN, P_NPLAYERS, PH_OVER, PH_SETUP, R
+from shedders.engine.palace.legal import legal_mask_nb
+from shedders.engine.palace.play import apply_nb
+from shedders.engine.rng import rand_below_nb, splitmix64_nb
+from shedders.engine.search.palace_policies import expert_action_nb, greedy_action_nb, POLICY_EXPERT, POLICY_RANDOM
+
+# --------------------------------------------------------------------------------------------------------------
+# Search support: copy a game, resample what a player cannot know, a greedy rollout policy, and determinized
+# Monte Carlo over the legal actions (agents/search.py). Every rollout is a game of the same engine.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def copy_game_nb(src, g, dst, d):
+    """Row g of state ``src`` into row d of ``dst`` (same player count and card capacity). Element loops, not
+    slice assignment: numba would allocate a temporary for a slice copy, which needs its runtime."""
+    n = src.hand.shape[1]
+    for p in range(n):
+        for r in range(R):
+            dst.hand[d, p, r] = src.hand[g, p, r]
+            dst.face_up[d, p, r] = src.face_up[g, p, r]
+            dst.known[d, p, r] = src.known[g, p, r]
+        for i in range(N_DOWN):
+            dst.face_down[d, p, i] = src.face_down[g, p, i]
+        dst.finished[d, p] = src.finished[g, p]
+        dst.placing[d, p] = src.placing[g, p]
+        dst.rewards[d, p] = src.rewards[g, p]
+    for i in range(src.pile_len[g]):
+        dst.pile[d, i] = src.pile[g, i]
+        dst.pile_by[d, i] = src.pile_by[g, i]
+        dst.pile_as[d, i] = src.pile_as[g, i]
+    for i in range(src.deck_len[g]):
+        dst.deck[d, i] = src.deck[g, i]
+    for r in range(R):
+        dst.out[d, r] = src.out[g, r]
+    dst.pile_len[d] = src.pile_len[g]
+    dst.deck_len[d] = src.deck_len[g]
+    dst.turn[d] = src.turn[g]
+    dst.actor[d] = src.actor[g]
+    dst.phase[d] = src.phase[g]
+    dst.direction[d] = src.direction[g]
+    dst.target[d] = src.target[g]
+    dst.ask[d] = src.ask[g]
+    dst.ask_left[d] = src.ask_left[g]
+    dst.win_rank[d] = src.win_rank[g]
+    dst.win_by[d] = src.win_by[g]
+    dst.resume[d] = src.resume[g]
+    dst.resume_phase[d] = src.resume_phase[g]
+    dst.oot[d] = src.oot[g]
+    dst.last_rank[d] = src.last_rank[g]
+    dst.n_out[d] = src.n_out[g]
+    dst.plies[d] = src.plies[g]
+    dst.rng[d] = src.rng[g]
+    dst.terminated[d] = src.terminated[g]
+    dst.truncated[d] = src.truncated[g]
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def determinize_nb(s, d, viewer, params, pool):
+    """Resample, in row d, every card seat ``viewer`` cannot know, from the row's own stream: the other players'
+    hands beyond their publicly known cards, every face-down card (the owner's too), the draw pile's order and,
+    during setup, the other players' face-up cards. ``pool`` is scratch (int8, at least the card count)."""
+    n = params[P_NPLAYERS]
+    setup = s.phase[d] == PH_SETUP
+    m = 0
+    for q in range(n):
+        if q != viewer:
+            for r in range(R):
+                for _ in range(s.hand[d, q, r] - s.known[d, q, r]):
+                    pool[m] = r
+                    m += 1
+                if setup:
+                    for _ in range(s.face_up[d, q, r]):
+                        pool[m] = r
+                        m += 1
+        for i in range(N_DOWN):
+            if s.face_down[d, q, i] >= 0:
+                pool[m] = s.face_down[d, q, i]
+                m += 1
+    for i in range(s.deck_len[d]):
+        pool[m] = s.deck[d, i]
+        m += 1
+    for i in range(1, m):  # sort first: the sample then depends only on what the viewer cannot tell apart
+        v = pool[i]
+        j = i - 1
+        while j >= 0 and pool[j] > v:
+            pool[j + 1] = pool[j]
+            j -= 1
+        pool[j + 1] = v
+    for i in range(m - 1, 0, -1):
+        j = rand_below_nb(s, d, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    m = 0
+    for q in range(n):
+        if q != viewer:
+            k = 0
+            for r in range(R):
+                k += s.hand[d, q, r] - s.known[d, q, r]
+                s.hand[d, q, r] = s.known[d, q, r]
+            u = 0
+            if setup:
+                for r in range(R):
+                    u += s.face_up[d, q, r]
+                    s.face_up[d, q, r] = 0
+            for _ in range(k):
+                s.hand[d, q, pool[m]] += 1
+                m += 1
+            for _ in range(u):
+                s.face_up[d, q, pool[m]] += 1
+                m += 1
+        for i in range(N_DOWN):
+            if s.face_down[d, q, i] >= 0:
+                s.face_down[d, q, i] = pool[m]
+                m += 1
+    for i in range(s.deck_len[d]):
+        s.deck[d, i] = pool[m]
+        m += 1
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, others, obs, off):
+    """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
+    else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
+    each with a uniformly random legal action with probability eps_milli / 1000. Returns the reward ``viewer``
+    collects on the way."""
+    total = 0.0
+    for _ in range(max_plies):
+        if s.phase[d] == PH_OVER:
+            break
+        nl = legal_mask_nb(s, d, params, mask, ids)
+        pol = policy if s.actor[d] == viewer else others
+        if pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli):
+            a = np.int64(ids[rand_below_nb(s, d, nl)])
+        elif pol == POLICY_EXPERT:
+            a = expert_action_nb(s, d, params, mask, ids, nl, obs, off)
+        else:
+            a = greedy_action_nb(s, d, params, mask, ids, nl)
+        apply_nb(s, d, a, params)
+        total += s.rewards[d, viewer]
+    return total
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
+                  policy, others, obs, off):
+    """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
+    worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
+    reward.
+    ``oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's order."""
+    viewer = np.int64(src.actor[g])
+    nl = legal_mask_nb(src, g, params, mask, ids)
+    if nl == 1:
+        return np.int64(ids[0])
+    n_det = max(1, budget // nl)
+    best_a, best_v = np.int64(ids[0]), -1e30
+    for i in range(nl):
+        a = np.int64(ids[i])
+        v = 0.0
+        for k in range(n_det):
+            copy_game_nb(src, g, work, w0)
+            work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
+            if not oracle:
+                determinize_nb(work, w0, viewer, params, pool)
+            apply_nb(work, w0, a, params)
+            v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
+                                                       policy, others, obs, off)
+        if v > best_v:
+            best_a, best_v = a, v
+    return best_a
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
+                    ids2, pool, policy, others, obs, off, out):
+    for j in range(lo, hi):
+        out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
+                               mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
+
+
+@nb.njit(cache=True, parallel=True)
+def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
+                    ids2, pool, policy, others, obs, off, out):
+    """Search the decisions of games[j] (one work row each), in chunks over the threads."""
+    b = games.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
+                        max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out)

@@ -1,0 +1,131 @@
+"""Rulesets as data: a frozen config of flags and numbers per ruleset, validated, turned into an int array.
+
+``core``, ``south_african`` and every ``house`` combination are one engine reading different parameters.
+``shedders.rules.palace`` holds the palace family (ranks, the parameter layout, ``PalaceRules``, the presets),
+``shedders.rules.omg`` omg (the deck file, ``OmgRules``); this module validates ``shedders.env``'s arguments.
+Nothing in this package imports numba.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from shedders.rules.common import CAP_RULES, DEFAULT_PLY_CAP, RULESETS
+from shedders.rules.omg import DEFAULT_DECK, HAND_SIZE, Deck, OmgRules, load_deck
+from shedders.rules.palace import (
+    FATALITY_TOGGLES,
+    HOUSE_BASES,
+    HOUSE_TOGGLES,
+    PLAYER_RANGE,
+    PRESETS,
+    PalaceRules,
+)
+
+__all__ = ["CAP_RULES", "DEFAULT_PLY_CAP", "FATALITY_TOGGLES", "HOUSE_BASES", "HOUSE_TOGGLES", "OMG_PLAYER_RANGE",
+           "OmgRules", "PLAYER_RANGE", "PalaceRules", "RULESETS", "env_kwargs", "make_rules"]
+OMG_PLAYER_RANGE = (2, 8)
+
+
+def _check_choice(what: str, value, allowed) -> None:
+    if value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
+
+
+def _toggles(rules: dict | None, what: str, allowed) -> dict:
+    """``rules=`` checked against the ruleset's toggle names, each True or False."""
+    out = {}
+    for name, value in (rules or {}).items():
+        _check_choice(what, name, allowed)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"rule {name!r} takes True or False, got {value!r}")
+        out[name] = bool(value)
+    return out
+
+
+def make_rules(
+    ruleset: str,
+    num_players: int = 4,
+    *,
+    base: str | None = None,
+    rules: dict | None = None,
+    ply_cap: int = DEFAULT_PLY_CAP,
+    deck=None,
+    cap_rule: str = "truncate",
+) -> PalaceRules | OmgRules:
+    """Validate the arguments of ``shedders.env`` and build the ruleset's config.
+
+    Raises ``ValueError`` naming the bad value and the allowed ones.
+    """
+    _check_choice("ruleset", ruleset, RULESETS)
+    if base is not None and ruleset != "house":
+        raise ValueError(f"base= is accepted by 'house' only, not by {ruleset!r}")
+    if rules and ruleset not in ("house", "fatality"):
+        raise ValueError(f"rules= is accepted by 'house' and 'fatality' only, not by {ruleset!r}")
+    if isinstance(ply_cap, bool) or not isinstance(ply_cap, (int, np.integer)) or not 1 <= ply_cap <= 30000:
+        raise ValueError(f"ply_cap must be an integer in 1..30000, got {ply_cap!r}")
+    if deck is not None and ruleset != "omg":
+        raise ValueError(f"deck= is accepted by 'omg' only, not by {ruleset!r}")
+    if not isinstance(cap_rule, str) or cap_rule not in CAP_RULES:
+        raise ValueError(f"unknown cap_rule {cap_rule!r}; allowed: {', '.join(CAP_RULES)}")
+    if ruleset == "omg":
+        lo, hi = OMG_PLAYER_RANGE
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an integer in {lo}..{hi} for 'omg', got {num_players!r}")
+        if not lo <= num_players <= hi:
+            raise ValueError(f"bad num_players {num_players} for 'omg'; allowed: {lo}..{hi}")
+        d = deck if isinstance(deck, Deck) else load_deck(deck)
+        if d.num_cards < HAND_SIZE * num_players + 1:
+            raise ValueError(f"bad num_players {num_players} for this deck: {num_players} hands of 6 and the "
+                             f"opening card need {6 * num_players + 1} cards, the deck holds {d.num_cards}")
+        return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap), cap_rule=cap_rule)
+    family = ruleset
+    fields: dict = {}
+    if ruleset == "south_african":
+        fields.update(PRESETS["south_african"])
+    if ruleset == "og":
+        fields.update(PRESETS["og"])
+    if ruleset == "fatality":
+        fields.update(PRESETS["fatality"])
+        fields.update(_toggles(rules, "fatality rule", FATALITY_TOGGLES))
+    if ruleset == "house":
+        base = "core" if base is None else base
+        _check_choice("house base", base, HOUSE_BASES)
+        family = base
+        if base == "south_african":
+            fields.update(PRESETS["south_african"])
+        fields.update(_toggles(rules, "rule", HOUSE_TOGGLES))
+    lo, hi = PLAYER_RANGE[family]
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an integer in {lo}..{hi} for {ruleset!r}, got {num_players!r}")
+    if not lo <= num_players <= hi:
+        raise ValueError(f"bad num_players {num_players} for {ruleset!r}; allowed: {lo}..{hi}")
+    if ruleset == "og" and num_players >= 6:
+        fields.update(num_decks=2, set_size=5)  # seed 000: two decks, "a full set requires 5 cards"
+    rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base,
+                        cap_rule=cap_rule, **fields)
+    if rules.num_cards < 9 * rules.num_players:
+        raise ValueError(
+            f"bad num_players {num_players} for this deck: {num_players} players are dealt "
+            f"{9 * num_players} cards but the deck holds {rules.num_cards}; allowed: {lo}..{rules.num_cards // 9}"
+        )
+    return rules
+
+
+def env_kwargs(rules) -> dict:
+    """The keyword arguments of ``shedders.env`` / ``make_rules`` that rebuild ``rules`` (for replays and logs):
+    ``make_rules(rules.name, rules.num_players, **env_kwargs(rules)) == rules``."""
+    out: dict = {}
+    if rules.name == "omg" and Path(rules.deck.source) != DEFAULT_DECK:
+        out["deck"] = rules.deck.source
+    if rules.name == "house":
+        out["base"] = rules.base
+        out["rules"] = rules.toggles()
+    elif rules.name == "fatality":
+        out["rules"] = {t: getattr(rules, t) for t in FATALITY_TOGGLES}
+    if rules.ply_cap != DEFAULT_PLY_CAP:
+        out["ply_cap"] = rules.ply_cap
+    if rules.cap_rule != "truncate":
+        out["cap_rule"] = rules.cap_rule
+    return out

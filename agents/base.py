@@ -62,7 +62,7 @@ def as_aec_policy(agent: Agent):
         view = env.observe(name)
         if getattr(agent, "needs_state", False):  # search, oracle: the env's engine state, game row 0
             raw = env.unwrapped
-            return int(agent.act(view["observation"][None], view["action_mask"][None], state=raw._state,
+            return int(agent.act(view["observation"][None], view["action_mask"][None], state=raw.engine.state,
                                  games=np.zeros(1, np.int64))[0])
         return int(agent.act(view["observation"][None], view["action_mask"][None])[0])
 

@@ -1,7 +1,8 @@
 """``greedy``: plays the lowest legal rank, as many copies as it holds, keeps wilds for emergencies, picks up only
 when it must.
 
-Rules, in order, each a line of numpy over the batch:
+Rules, in order (the kernel ``greedy_choice_nb`` of ``shedders.engine.search.palace_policies``, the one
+implementation, which the search's rollouts also call; this class runs it over a batch):
 1. Setup: ready at once (no swaps); in og, cover with the best card of the six (wilds, then the highest).
 2. og sneak offers: sneak every copy of a plain rank; keep wilds (pass).
 3. A play is legal: the lowest plain rank (no power in this ruleset, or a power that is not wild), with every copy
@@ -22,11 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, check_batch
-from shedders.engine import palace as K
+from shedders.engine.palace.layout import A_PICKUP
+from shedders.engine.search.palace_policies import greedy_batch_nb
 from shedders.envs.palace_env import observation_slices
-
-WILD_ORDER = (K.R5, K.R3, K.R2, K.R10, K.RJOKER)  # cheapest emergency first
-
 
 CYCLE_BREAK = 0.02  # rule 6: the share of decisions, draw pile empty, played at random
 
@@ -41,12 +40,7 @@ class GreedyAgent(Agent):
             raise ValueError(f"cycle_break must be a number in [0, 1], got {cycle_break!r}")
         self.cycle_break = float(cycle_break)
         self._deck = observation_slices(self.rules.num_players)["deck_size"].start
-        params = self.rules.to_params()
-        key = np.arange(K.R, dtype=np.float64)
-        for i, r in enumerate(WILD_ORDER):
-            if K.is_wild_nb(r, params):
-                key[r] = 100 + i
-        self._key = key
+        self._params = self.rules.to_params()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs, mask = check_batch(observation, action_mask)
@@ -62,38 +56,11 @@ class GreedyAgent(Agent):
         for r in rows:  # rare: a short loop over those rows only
             legal = np.flatnonzero(mask[r])
             if len(legal) > 1:  # never a voluntary pickup: any other legal action instead
-                legal = legal[legal != K.A_PICKUP]
+                legal = legal[legal != A_PICKUP]
             out[r] = legal[self.rng.integers(len(legal))]
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Rules 1-5 over a checked batch."""
-        plays = mask[:, K.A_PLAY : K.A_PLAY + K.R * K.MAXC].reshape(-1, K.R, K.MAXC)
-        counts = plays.sum(axis=2)  # legal counts run 1..c, so c is the most copies it may play
-        keys = np.where(counts > 0, self._key, np.inf)
-        rank = keys.argmin(axis=1)
-        rows = np.arange(len(mask))
-        play = K.A_PLAY + rank * K.MAXC + counts[rows, rank] - 1
-        has_play = np.isfinite(keys[rows, rank])
-        covers = mask[:, K.A_COVER : K.A_COVER + K.R] == 1
-        cover = K.A_COVER + np.where(covers, self._key, -np.inf).argmax(axis=1)
-        sneaks = mask[:, K.A_SNEAK : K.A_SNEAK + K.R * K.MAXC].reshape(-1, K.R, K.MAXC).sum(axis=2)
-        s_rank = sneaks.argmax(axis=1)  # the one rank on offer
-        s_count = sneaks[rows, s_rank]
-        sneak = K.A_SNEAK + s_rank * K.MAXC + s_count - 1
-        joker_10 = K.A_PLAY_AS + K.R10 * 2  # fatality: one Joker named 10
-        choices = [
-            (mask[:, K.A_READY] == 1, K.A_READY),
-            (covers.any(axis=1), cover),
-            ((s_count > 0) & (self._key[s_rank] < 100), sneak),
-            (has_play & (self._key[rank] < 100), play),
-            (mask[:, joker_10] == 1, joker_10),
-            (has_play, play),
-            (mask[:, K.A_FLIP] == 1, K.A_FLIP),
-            (mask[:, K.A_NOMINATE] == 1, K.A_NOMINATE),
-            (mask[:, K.A_PASS] == 1, K.A_PASS),
-        ]
-        out = np.select([c for c, _ in choices], [a for _, a in choices], default=K.A_PICKUP).astype(np.int64)
-        bad = mask[rows, out] == 0
-        if bad.any():
-            out[bad] = mask[bad].argmax(axis=1)
+        out = np.empty(len(mask), np.int64)
+        greedy_batch_nb(np.ascontiguousarray(mask, np.int8), self._params, out)
         return out

@@ -2,7 +2,7 @@
 
 The same method as the palace family's ``agents/search.py``: each legal decision is tried in ``budget // legal``
 sampled worlds (the same worlds for every decision), and each world is played on with omg's ``expert`` policy (in
-numba, ``shedders.engine.omg.expert_action_nb``; a uniformly random legal action with probability ``eps``) to its
+numba, ``shedders.engine.search.omg_policies.expert_choice_nb``; a uniformly random legal action with probability ``eps``) to its
 end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2 cards
 per e-fold, on the scale of the real rewards).
 
@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from agents.search import SearchAgent
-from shedders.engine import omg as O
+from shedders.engine.omg import layout as O
 from shedders.engine.search import omg_search as OS
 
 

@@ -6,7 +6,7 @@ keeps everything the deciding player knows (own hand, every face-up card, the ca
 hold because they picked them up, the pile, what left play, sizes of every zone) and resamples the rest: the
 others' unknown hand cards, every face-down card and the draw pile's order. After the action, a rollout plays the
 world to its end with the ``greedy`` policy (a uniformly random legal action with probability ``eps``), in numba;
-``rollout="expert"`` rolls out with ``expert``'s rules instead (``shedders.engine.palace.expert_action_nb``, the
+``rollout="expert"`` rolls out with ``expert``'s rules instead (``shedders.engine.search.palace_policies.expert_choice_nb``, the
 same choices as ``agents/expert.py``), a better model of a table of ``expert``s.
 The action with the highest mean reward is chosen. This is "determinized" or "perfect-information Monte Carlo"
 search (Long, Sturtevant, Buro and Furtak, AAAI 2010; Cowling, Powley and Whitehouse, IEEE TCIAIG 2012 for its
@@ -39,16 +39,15 @@ import numba
 import numpy as np
 
 from agents.base import Agent, check_batch
-from shedders.engine import palace as K
+from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_policies as KP
 from shedders.engine.search import palace_search as KS
 from shedders.envs.palace_env import observation_slices
 
 
 def expert_offsets(num_players: int) -> np.ndarray:
-    """Where each of ``EXPERT_FIELDS`` starts in the observation: the ``off`` of ``expert_action_nb``."""
-    sl = observation_slices(num_players)
-    return np.array([sl[f].start for f in KP.EXPERT_FIELDS], np.int64)
+    """Where each of ``EXPERT_FIELDS`` starts in the observation: the ``off`` of ``expert_choice_nb``."""
+    return KP.expert_offsets(observation_slices(num_players))
 
 
 class SearchAgent(Agent):

@@ -14,7 +14,6 @@ import argparse
 import numpy as np
 
 import shedders
-from shedders.engine import palace as K
 
 
 def lowest_player(env, rng) -> int:
@@ -77,19 +76,18 @@ def main(argv: list[str] | None = None) -> dict:
             env.step(None)
             continue
         omg = args.ruleset == "omg"
-        at_turn = (env._state.phase[0] == 0) if omg else (
-            env._state.phase[0] == K.PH_PLAY and env._state.actor[0] == env._state.turn[0])
+        at_turn = env.phase == "play" and (omg or env.seat(agent) == env.turn)
         if at_turn and shown < args.show:
             say(env.render_text() + "\n")
             shown += 1
         action = PLAYERS[seat_kind[agent]](env, rng)
-        if omg or env._state.phase[0] != K.PH_SETUP:
+        if env.phase != "setup":
             say(f"  {agent}: {env.action_names[action]}")
         env.step(action)
         moves += 1
     say("\n" + env.render_text(seat=0))
     st = env.state_dict()
-    result = {"placing": st["placing"], "plies": moves, "truncated": bool(env._state.truncated[0])}
+    result = {"placing": st["placing"], "plies": moves, "truncated": env.game_truncated}
     loser = env.last_loser
     if args.ruleset == "omg":
         st["placing"] = env.placing()

@@ -26,9 +26,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from shedders.engine import palace as K
+from shedders.engine.palace.layout import N_ACTIONS, observation_size
+from shedders.envs.palace_env import PalaceEnv
 from shedders.rules import make_rules
-from shedders.vector import VectorGame, game_seeds
+from shedders.vector import VectorGame
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -58,11 +59,11 @@ def _as_policy(p) -> Policy:
 def _spaces(num_players: int):
     obs = spaces.Dict(
         {
-            "observation": spaces.Box(-1, 127, (K.observation_size(num_players),), np.int8),
-            "action_mask": spaces.Box(0, 1, (K.N_ACTIONS,), np.int8),
+            "observation": spaces.Box(-1, 127, (observation_size(num_players),), np.int8),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
         }
     )
-    return obs, spaces.Discrete(K.N_ACTIONS)
+    return obs, spaces.Discrete(N_ACTIONS)
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -94,79 +95,76 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.opponent = _as_policy(opponents)
         self.observation_space, self.action_space = _spaces(n)
-        self._params = self.rules.to_params()
-        self._state = K.alloc_state(1, n, self.rules.num_cards)
-        self._mask = np.zeros(K.N_ACTIONS, np.int8)
-        self._ids = np.zeros(K.N_ACTIONS, np.int16)
-        self._obs = np.zeros(K.observation_size(n), np.int8)
-        self._dealt = False
+        self.env = PalaceEnv(self.rules)  # the game, as the AEC env plays it (the learner's seat is one of it)
+        self._num_actions = self.action_space.n
 
     # ------------------------------------------------------------------------------------------------------------
+    def _learner_agent(self) -> str:
+        return f"player_{self.learner}"
+
     def _learner_done(self) -> bool:
-        s = self._state
-        return s.phase[0] == K.PH_OVER or s.finished[0, self.learner] != 0
+        env, agent = self.env, self._learner_agent()
+        return env.game_over or agent not in env.terminations or env.terminations[agent]
 
     def _apply(self, action: int) -> float:
-        K.step_one_nb(self._state, 0, action, self._params, self._mask, self._ids)
-        return float(self._state.rewards[0, self.learner])
+        self.env.step(action)
+        self.env.last_loser = None  # the gym view names no Shithead (no games in a row here)
+        return float(self.env.step_rewards[self.learner])
 
     def _play_opponents(self) -> float:
         """Opponents act until the learner decides or its episode is over; returns the learner's rewards."""
-        s = self._state
+        env = self.env
         reward = 0.0
-        while not self._learner_done() and s.actor[0] != self.learner:
-            K.observe_nb(s, 0, np.int64(s.actor[0]), self._params, self._obs)
-            a = int(np.asarray(self.opponent(self._obs[None], self._mask[None]))[0])
-            if self._mask[a] == 0:
-                raise ValueError(f"opponent policy chose illegal action {a} ({K.N_ACTIONS} actions)")
+        while not self._learner_done() and env.agent_selection != self._learner_agent():
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:  # out: PettingZoo steps it with None first
+                env.step(None)
+                continue
+            view = env.observe(agent)
+            a = int(np.asarray(self.opponent(view["observation"][None], view["action_mask"][None]))[0])
+            if not (0 <= a < self._num_actions and view["action_mask"][a]):
+                raise ValueError(f"opponent policy chose illegal action {a} ({self._num_actions} actions)")
             reward += self._apply(a)
         return reward
 
     def _observation(self) -> dict:
-        K.observe_nb(self._state, 0, np.int64(self.learner), self._params, self._obs)
-        mask = self._mask if self._state.actor[0] == self.learner else np.zeros_like(self._mask)
-        return {"observation": self._obs.copy(), "action_mask": mask.copy()}
+        return self.env.observe(self._learner_agent())
 
     def action_masks(self) -> np.ndarray:
-        return self._mask.astype(bool) if self._state.actor[0] == self.learner else np.zeros(K.N_ACTIONS, bool)
+        return self.env.observe(self._learner_agent())["action_mask"].astype(bool)
 
     # ------------------------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        s = self._state
-        if seed is not None:
-            game_seed = game_seeds(seed, 1)[0]
-        elif self._dealt:
-            game_seed = np.uint64(K.next_game_seed_nb(s, 0))
-        else:
-            game_seed = np.uint64(self.np_random.integers(0, 2**63))
-        self._dealt = True
-        K.reset_one_nb(s, 0, game_seed, self._params, self._mask, self._ids)
+        self.env.reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner = int(self.np_random.integers(self.rules.num_players))
         self._play_opponents()  # rewards before the learner's first decision are none: nobody can go out yet
         return self._observation(), {"learner_seat": self.learner}
 
     def step(self, action):
-        s = self._state
-        illegal = not (isinstance(action, (int, np.integer)) and 0 <= action < K.N_ACTIONS and self._mask[action])
+        env = self.env
+        legal = env.legal_actions() if env.agent_selection == self._learner_agent() and not self._learner_done() else []
+        illegal = not (isinstance(action, (int, np.integer)) and int(action) in legal)
         if illegal:
             if self.illegal_action == "raise":
-                raise ValueError(f"action {action!r} is not legal; legal: {np.flatnonzero(self._mask).tolist()}")
-            action = K.sample_legal_nb(s, 0, self._ids, np.int64(self._mask.sum()))
+                raise ValueError(f"action {action!r} is not legal; legal: {legal}")
+            action = env.sample_legal()
         reward = self._apply(int(action))
         reward += self._play_opponents()
-        terminated = bool(s.terminated[0] or s.finished[0, self.learner])
-        truncated = bool(s.truncated[0]) and not terminated
+        terminated = bool(env.game_terminated or self._learner_out())
+        truncated = env.game_truncated and not terminated
         info: dict[str, Any] = {"illegal_action": illegal}
-        if s.phase[0] == K.PH_OVER:
-            info["placing"] = [int(p) for p in s.placing[0, : s.n_out[0]]]
+        if env.game_over:
+            info["placing"] = env.placing()
         return self._observation(), reward, terminated, truncated, info
 
-    def render(self):
-        from shedders.render import render_palace
+    def _learner_out(self) -> bool:
+        agent = self._learner_agent()
+        return agent not in self.env.terminations or self.env.terminations[agent]
 
-        return render_palace(self._state, self.rules, self._params, self.learner)
+    def render(self):
+        return self.env.render_text(seat=self.learner)
 
 
 class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
@@ -231,7 +229,7 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self.game._seeds = game_seeds(seed, self.num_envs)
+            self.game.reseed(seed)
         self.game.reset()
         self._reward[:] = 0
         self._advance()

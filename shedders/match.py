@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from shedders.engine import palace as K
+from shedders.envs import raw_env
 
 
 class Match:
@@ -20,8 +20,6 @@ class Match:
     """
 
     def __init__(self, ruleset: str = "house", num_players: int = 4, render_mode: str | None = None, **kwargs):
-        from shedders import raw_env
-
         self.env = raw_env(ruleset, num_players, render_mode, **kwargs)
         n = num_players
         self.tally = np.zeros(n)  # summed rewards per seat
@@ -39,8 +37,7 @@ class Match:
         env.reset(seed=seed)
         self.taxed = None
         if env.rules.losers_tax and self.last_loser is not None and self.last_winner is not None:
-            K.losers_tax_nb(env._state, 0, self.last_loser, self.last_winner, env._params)
-            K.legal_mask_nb(env._state, 0, env._params, env._mask, env._ids)
+            env.apply_losers_tax(self.last_loser, self.last_winner)
             self.taxed = (self.last_loser, self.last_winner)
         env.last_loser = self.last_loser
         return env
@@ -54,24 +51,24 @@ class Match:
             action = None if term or trunc else policy(env, agent)
             env.step(action)
             for a, r in env.rewards.items():
-                rewards[env._seat[a]] += r
+                rewards[env.seat(a)] += r
         return self.record(rewards)
 
     def record(self, rewards: np.ndarray) -> dict:
         """Add a finished game's rewards to the tally and remember its winner and loser."""
-        s = self.env._state
         self.games += 1
         self.tally += rewards
         placing = self.env.placing()
-        if s.truncated[0]:
+        truncated = self.env.game_truncated
+        if truncated:
             self.truncated += 1
             self.last_winner = self.last_loser = None
             loser = None
         else:
-            loser = self.env._loser()  # None in og, where the game ends when the winner goes out
+            loser = self.env.loser()  # None in og, where the game ends when the winner goes out
             if loser is not None:
                 self.losses[loser] += 1
             self.wins[placing[0]] += 1
             self.last_winner, self.last_loser = placing[0], loser
         self.env.last_loser = self.last_loser
-        return {"placing": placing, "loser": loser, "rewards": rewards.tolist(), "truncated": bool(s.truncated[0])}
+        return {"placing": placing, "loser": loser, "rewards": rewards.tolist(), "truncated": truncated}

@@ -21,7 +21,6 @@ from pathlib import Path
 from collections import Counter
 
 import shedders
-from shedders.engine import palace as K
 
 HELP = "type the number of a move (or its name); 't' shows the table again, 'q' leaves the game"
 
@@ -40,14 +39,14 @@ def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.Argument
     return ap
 
 
-def _public(phase: int, name: str, ruleset: str = "core") -> bool:
+def _public(phase: str, name: str, ruleset: str = "core") -> bool:
     """Whether the table sees an opponent's move (see the module docstring). Every omg move is public (Hera's
     cards are dealt unseen, but to whom is seen)."""
     if ruleset == "omg":
         return True
-    if phase == K.PH_SETUP and name != "ready":
+    if phase == "setup" and name != "ready":
         return False
-    if phase in (K.PH_SNEAK, K.PH_COUNTER) and name == "pass":
+    if phase in ("sneak", "counter") and name == "pass":
         return False
     return True
 
@@ -175,8 +174,8 @@ def _play(env, rec, args, policies, labels, read, write) -> bool:
         if term or trunc:
             rec.step(None)
             continue
-        seat = env._seat[agent]
-        phase = int(env._state.phase[0])
+        seat = env.seat(agent)
+        phase = env.phase
         before = env.state_dict()
         if seat == args.seat:
             action = choose(env, seat, read, write)
@@ -192,7 +191,7 @@ def _play(env, rec, args, policies, labels, read, write) -> bool:
         if seat == args.seat or _public(phase, name, args.ruleset):
             extra = f" - {_flip_result(before, env.state_dict(), seat)}" if name == "flip" else ""
             write(f"{who}: {name}{extra}")
-        if args.ruleset != "omg" and phase == K.PH_SETUP and env._state.phase[0] != K.PH_SETUP:
+        if phase == "setup" and env.phase != "setup":
             write("setup is over: play begins")
     if left:
         write("\nyou left the game.")

@@ -39,6 +39,10 @@ from typing import Iterator
 
 import numpy as np
 
+from shedders.envs import raw_env
+from shedders.envs.actions import ACTION_NAMES, omg_action_names
+from shedders.rules import env_kwargs
+
 FORMAT = "shedders-replay/2"
 FORMATS = ("shedders-replay/1", FORMAT)  # format 1: no digest chain, end line optional
 
@@ -83,8 +87,6 @@ class Replay:
     @classmethod
     def start(cls, rules, initial_state: dict, rng, seed=None, players=None, source: str = "env") -> "Replay":
         """A replay of a game starting at ``initial_state`` with random stream ``rng`` (uint64)."""
-        from shedders.rules import env_kwargs
-
         n = rules.num_players
         players = list(players) if players is not None else [f"player_{i}" for i in range(n)]
         if len(players) != n:
@@ -224,15 +226,13 @@ def load(path) -> Replay:
 
 def load_env(rep: Replay, render_mode: str | None = None):
     """The raw AEC env at the replay's first state, with the game's random stream restored."""
-    import shedders
-
     h = rep.header
     try:
-        env = shedders.raw_env(h["ruleset"], h["num_players"], render_mode=render_mode, **h["env_kwargs"])
+        env = raw_env(h["ruleset"], h["num_players"], render_mode=render_mode, **h["env_kwargs"])
         env.reset(options={"scenario": h["initial_state"]})
     except (ValueError, TypeError, NotImplementedError) as e:
         raise ReplayError(f"the header does not describe a game: {e}") from None
-    env._state.rng[0] = np.uint64(int(h["rng"]))
+    env.random_stream = int(h["rng"])
     return env
 
 
@@ -267,13 +267,12 @@ def replay(rep: Replay | str | os.PathLike, render_mode: str | None = None, chec
             env.step(step["action"])
         except ValueError as e:
             raise ReplayError(f"ply {step['ply']}: {e}") from None
-        totals += env._state.rewards[0]
+        totals += env.step_rewards
         if check and state_hash(env.state_dict()) != step["hash"]:
             raise ReplayError(f"ply {step['ply']} ({step['name']}): the state differs from the recorded one")
     _step_dead(env)
     if check and rep.end is not None:
-        s = env._state
-        got = end_line(env.placing(), totals, bool(s.truncated[0]), env._over(), len(rep.steps))
+        got = end_line(env.placing(), totals, env.game_truncated, env.game_over, len(rep.steps))
         for key in ("over", "placing", "truncated"):
             if key in rep.end and rep.end[key] != got[key]:
                 raise ReplayError(f"the end line's {key} {rep.end[key]!r} is not the game's: {got[key]!r}")
@@ -321,7 +320,7 @@ class Recorder:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         self.env.reset(seed=seed, options=options)
         raw = self.env.unwrapped
-        self.record = Replay.start(raw.rules, raw.state_dict(), raw._state.rng[0], seed=seed, players=self.players,
+        self.record = Replay.start(raw.rules, raw.state_dict(), raw.random_stream, seed=seed, players=self.players,
                                    source="env")
         self._totals = np.zeros(raw.rules.num_players)
 
@@ -331,10 +330,10 @@ class Recorder:
         live = not (self.env.terminations.get(agent) or self.env.truncations.get(agent))
         self.env.step(action)
         if live:
-            self._totals += raw._state.rewards[0]
-            self.record.add(raw._seat[agent], int(action), raw.action_names[int(action)], raw.state_dict())
-            if raw._state.terminated[0] or raw._state.truncated[0]:
-                self.record.finish(raw.placing(), self._totals, bool(raw._state.truncated[0]))
+            self._totals += raw.step_rewards
+            self.record.add(raw.seat(agent), int(action), raw.action_names[int(action)], raw.state_dict())
+            if raw.game_terminated or raw.game_truncated:
+                self.record.finish(raw.placing(), self._totals, raw.game_truncated)
 
     def save(self, path) -> Path:
         """Write the game so far; a game not over yet gets an end line with ``"over": false`` (left early)."""
@@ -347,10 +346,4 @@ class Recorder:
 
 def action_names(rules) -> tuple[str, ...]:
     """The action names of a ruleset's env, by id (palace rulesets share one table; omg's depends on the deck)."""
-    if rules.name == "omg":
-        from shedders.envs.omg_env import action_names as omg_names
-
-        return omg_names(rules)
-    from shedders.envs.palace_env import ACTION_NAMES
-
-    return ACTION_NAMES
+    return omg_action_names(rules) if rules.name == "omg" else ACTION_NAMES

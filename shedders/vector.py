@@ -22,15 +22,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from shedders.engine import omg as O
 from shedders.engine import palace as K
+from shedders.envs import omg_state, palace_state
+from shedders.envs.base import EngineHandle, game_seeds
 from shedders.rules import make_rules
 
-
-def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
-    """Per-game deal seeds derived from one seed (game g of VectorGame(seed=s) is dealt from game_seeds(s, g+1)[g])."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return np.random.SeedSequence(int(seed)).generate_state(start + num_games, np.uint64)[start:]
+__all__ = ["OmgVectorGame", "VectorGame", "game_seeds"]
 
 
 def _int_array(values, shape: tuple, what: str) -> np.ndarray:
@@ -161,6 +159,17 @@ class VectorGame:
             raise ValueError(f"game must be an integer in 0..{self.num_envs - 1}, got {g!r}")
         return int(g)
 
+    def reseed(self, seed: int) -> None:
+        """Deal the next ``reset()`` (and every later one without ``seeds``) from ``seed``, as
+        ``VectorGame(seed=seed)`` would."""
+        self._seeds = game_seeds(seed, self.num_envs)
+        self.seed = seed
+
+    @property
+    def engine(self) -> EngineHandle:
+        """The engine state behind the batch (game g is row g), for search agents; see ``EngineHandle``."""
+        return EngineHandle(self.rules, self.state, self.params)
+
     def reset(self, seeds=None):
         """Deal every game afresh from the seed; returns (observation, action_mask).
 
@@ -220,8 +229,6 @@ class VectorGame:
 
     def state_dict(self, g: int) -> dict:
         """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
-        from shedders import palace_state
-
         return palace_state.to_dict(self.state, self._checked_game(g), self.rules)
 
     @property
@@ -238,10 +245,7 @@ class OmgVectorGame(VectorGame):
 
     def __init__(self, ruleset: str, num_envs: int, num_players: int = 4, seed: int = 0,
                  num_threads: int | None = None, autoreset: bool = True, **options):
-        from shedders.engine import omg as O
-
         b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, options)
-        self._O = O
         deck = self.rules.deck
         self.params = self.rules.to_params()
         self._cards = deck.table()
@@ -254,7 +258,7 @@ class OmgVectorGame(VectorGame):
 
     def reset(self, seeds=None):
         deal = self._deal_seeds(seeds)
-        self._O.batch_reset_nb(numba.get_num_threads(), self.state, deal, self.params, self._counts, self._cards,
+        O.batch_reset_nb(numba.get_num_threads(), self.state, deal, self.params, self._counts, self._cards,
                                self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                                self.legal_ids)
         self.rewards[:] = 0
@@ -265,29 +269,27 @@ class OmgVectorGame(VectorGame):
         return self.observation, self.action_mask
 
     def sample_legal(self) -> np.ndarray:
-        self._O.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
+        O.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
-        a = self._checked_actions(actions, check, self._O.first_illegal_nb)
-        self._O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
+        a = self._checked_actions(actions, check, O.first_illegal_nb)
+        O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                               self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
                               self.final_plies, self.autoreset)
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
     def redeal_finished(self) -> int:
-        return self._O.redeal_over_nb(self.state, self.params, self._counts, self._cards, self._lay,
+        return O.redeal_over_nb(self.state, self.params, self._counts, self._cards, self._lay,
                                       self.observation, self.action_mask, self.current_player, self.num_legal,
                                       self.legal_ids)
 
     def observe(self, seats) -> np.ndarray:
         seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
-        self._O.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, self._cards, out)
+        O.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, self._cards, out)
         return out
 
     def state_dict(self, g: int) -> dict:
-        from shedders import omg_state
-
         return omg_state.to_dict(self.state, self._checked_game(g), self.rules)

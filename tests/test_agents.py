@@ -167,10 +167,11 @@ def test_search_needs_the_engine_state_and_a_positive_budget():
 
 @settings(max_examples=10, deadline=None)
 @given(st.sampled_from([c for c in CONFIGS if c[0] != "omg"]), st.integers(0, 2**31 - 1))
-def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed):
-    """search's rollout policies, ``greedy`` and ``expert``, are written twice: numpy over observations for the
-    agents, numba for rollouts (``expert_action_nb`` reads the actor's observation). They agree on every state.
-    (The numpy agents' rule 6, the random ``cycle_break``, is off here: the rollouts draw their own randomness.)"""
+def test_rollouts_choose_what_the_agents_choose(config, seed):
+    """``greedy`` and ``expert`` are written once (shedders.engine.search.palace_policies); the search's rollouts
+    call the kernels on the engine state (greedy on the mask, expert on the observation the rollout writes for the
+    actor), the agents on the batch they are given. Both choose the same on every state (the agents' rule 6, the
+    random ``cycle_break``, is off here: the rollouts draw their own randomness)."""
     from agents.search import expert_offsets
     from shedders.engine import palace as K
     from shedders.engine.search import palace_policies as KP
@@ -188,9 +189,11 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(config, seed
         want_g = greedy.act(vg.observation, vg.action_mask)
         want_e = expert.act(vg.observation, vg.action_mask)
         for g in np.flatnonzero(vg.num_legal > 0):
-            m, ids, nl = vg.action_mask[g], vg.legal_ids[g], vg.num_legal[g]
-            assert KP.greedy_action_nb(vg.state, g, vg.params, m, ids, nl) == want_g[g]
-            assert KP.expert_action_nb(vg.state, g, vg.params, m, ids, nl, obs, off) == want_e[g]
+            mask = np.zeros(K.N_ACTIONS, np.int8)
+            K.legal_mask_nb(vg.state, g, vg.params, mask, np.zeros(K.N_ACTIONS, np.int16))
+            assert KP.greedy_choice_nb(mask, vg.params) == want_g[g]
+            K.observe_nb(vg.state, g, np.int64(vg.state.actor[g]), vg.params, obs)
+            assert KP.expert_choice_nb(obs, off, mask, vg.params) == want_e[g]
             seen.add(int(vg.state.phase[g]))
         vg.step(np.where(rng.random(32) < 0.5, want_e, rnd.act(vg.observation, vg.action_mask)))
     assert {K.PH_SETUP, K.PH_PLAY} <= seen

@@ -31,10 +31,11 @@ def states(n, seed, steps=120, batch=32):
 
 @settings(max_examples=12, deadline=None)
 @given(st.integers(2, 8), st.integers(0, 2**31 - 1))
-def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(n, seed):
-    """The search's rollout policy is ``expert`` (and the helper ``greedy``), written twice: numpy over observations
-    for the agents, numba over the state for rollouts. They must agree on every state."""
+def test_rollouts_choose_what_the_agents_choose(n, seed):
+    """``greedy`` and ``expert`` are written once (shedders.engine.search.omg_policies); the search's rollouts read
+    their inputs from the engine state, the agents from the observation. Both choose the same on every state."""
     greedy, expert = agents.make("greedy", "omg", n), agents.make("expert", "omg", n)
+    lay = O.layout_array(greedy.T)
     seen = set()
     for vg in states(n, seed):
         want_g = greedy.act(vg.observation, vg.action_mask)
@@ -43,8 +44,8 @@ def test_numba_rollout_policies_choose_what_the_numpy_agents_choose(n, seed):
             if vg.num_legal[g] == 0:
                 continue
             m = vg.action_mask[g]
-            assert OP.greedy_action_nb(vg.state, g, vg.params, greedy.cards, vg._lay, m) == want_g[g]
-            assert OP.expert_action_nb(vg.state, g, vg.params, expert.cards, vg._lay, m) == want_e[g]
+            assert OP.choice_from_state_nb(False, vg.state, g, m, vg.params, greedy.cards, lay) == want_g[g]
+            assert OP.choice_from_state_nb(True, vg.state, g, m, vg.params, expert.cards, lay) == want_e[g]
             seen.add(int(vg.state.phase[g]))
     assert {O.PH_PLAY, O.PH_DISCARD} <= seen
 

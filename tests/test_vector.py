@@ -53,8 +53,8 @@ def test_vector_game_and_aec_env_play_the_same_game_from_the_same_seed_and_actio
             assert got == pytest.approx(float(vg.rewards[0, int(a.split("_")[1])]))
         if vg.terminated[0] or vg.truncated[0]:
             placing = env.placing()
-            if vg.terminated[0] and env._loser() is not None:
-                placing = placing + [env._loser()]
+            if vg.terminated[0] and env.loser() is not None:
+                placing = placing + [env.loser()]
             assert vg.final_placing[0, : len(placing)].tolist() == placing
             assert vg.final_plies[0] == env._state.plies[0]
     assert steps > 100

@@ -42,11 +42,11 @@ def _probe():  # a function for numba's cache locators to place (they read its f
 def cache_dir(source_dir: Path) -> Path | None:
     """The folder numba caches the kernels of ``source_dir`` in: it asks numba's own locators, in numba's order
     (``NUMBA_CACHE_DIR``, the ``__pycache__`` beside the source, the user-wide cache)."""
-    try:
-        from numba.core.caching import _CacheImpl
+    from numba.core import caching
 
-        locators = _CacheImpl._locator_classes
-    except (ImportError, AttributeError):  # another numba layout: numba's default in-tree folder
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # numba >= 0.61, older
+    locators = getattr(impl, "_locator_classes", None)
+    if not locators:  # another numba layout: numba's default, the in-tree folder
         return source_dir / "__pycache__"
     probe = next(source_dir.glob("*.py"))
     for cls in locators:
@@ -66,7 +66,11 @@ def guard() -> bool:
     dirs = sorted({p.parent for p in ENGINE_DIR.rglob("*.py")})
     for src in dirs:
         where = cache_dir(src)
-        if where is None or not where.is_dir():
+        if where is None:
+            continue
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+        except OSError:
             continue
         stamp = where / STAMP
         try:

@@ -1,1 +1,41 @@
-"""PettingZoo AEC environments, one versioned module per ruleset (``core_v0``, ``south_african_v0``, ...)."""
+"""PettingZoo AEC environments, one versioned module per ruleset (``core_v0``, ``south_african_v0``, ...).
+
+``raw_env`` and ``env`` build any ruleset's env (``shedders.env`` and ``shedders.raw_env`` are these).
+"""
+
+from __future__ import annotations
+
+from shedders.envs import omg_env, palace_env
+
+
+def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """The unwrapped AEC env of ``ruleset`` (see ``env``)."""
+    if ruleset == "omg":
+        return omg_env.raw_env(num_players, render_mode, **kwargs)
+    return palace_env.raw_env(ruleset, num_players, render_mode, **kwargs)
+
+
+def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """A PettingZoo AEC env of ``ruleset`` (one of ``RULESETS``), wrapped as PettingZoo does.
+
+    Keyword arguments: ``ply_cap`` (every ruleset), ``base`` (house), ``rules`` (house and fatality: a dict of
+    toggles), ``deck`` (omg: a deck file), ``cap_rule``. Unknown ruleset, bad player count or unknown rule:
+    ``ValueError`` naming the bad value and the allowed ones.
+    """
+    if ruleset == "omg":
+        return omg_env.env(num_players, render_mode, **kwargs)
+    return palace_env.env(ruleset, num_players, render_mode, **kwargs)
+
+
+def register() -> None:
+    """Register ``shedders/<ruleset>-v<N>`` where the installed PettingZoo has an environment registry (1.26+):
+    ``pettingzoo.make("aec", "shedders/core-v0", num_players=4)``."""
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register as pz_register
+    except ImportError:  # an older PettingZoo without a registry
+        return
+    for name in ("og", "fatality", "core", "south_african", "house", "omg"):
+        for v in range(palace_env.VERSIONS.get(name, 0) + 1):  # every version still importable (house_v0 is house_v1)
+            env_id = f"shedders/{name}-v{v}"
+            if env_id not in aec_registry:
+                pz_register("aec", env_id, entry_point=f"shedders.envs.{name}_v{v}:env")

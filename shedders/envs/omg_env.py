@@ -5,38 +5,15 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from shedders import omg_state
 from shedders.engine import omg as O
-from shedders.envs.palace_env import (OrderEnforcing, ShedEnv, _as_int, _scenario_option, layout_slices,
-                                      layout_table)
-from shedders.engine.omg import layout_array  # noqa: F401  (kept importable from here)
-from shedders.rules.omg import COLORS, GODS
+from shedders.envs import omg_state
+from shedders.envs.actions import omg_action_names as action_names
+from shedders.envs.base import OrderEnforcing, ShedEnv, as_action_id, layout_slices, layout_table, scenario_option
+from shedders.envs.render import render_omg
+from shedders.envs.scenario import commit
 from shedders.rules import OmgRules, make_rules
-from shedders.scenario import commit
 
-
-def action_names(rules: OmgRules) -> tuple[str, ...]:
-    """Every omg action's name by id (CONTRACT.md), for the deck of ``rules``."""
-    deck = rules.deck
-    lay = O.action_layout(deck.num_types)
-    names = [""] * lay["n_actions"]
-    for t, card in enumerate(deck.names()):
-        names[lay["play"] + t] = f"play {card}"
-        names[lay["discard"] + t] = f"discard {card}"
-    for k in range(1, O.MAXP):
-        names[lay["target"] + k - 1] = f"target +{k}"
-        names[lay["give"] + k - 1] = f"give +{k}"
-    for v in range(1, O.MAXN + 1):
-        names[lay["number"] + v - 1] = f"number {v}"
-    for c, color in enumerate(COLORS):
-        names[lay["color"] + c] = f"color {color}"
-    for gd, god in enumerate(GODS):
-        names[lay["god"] + gd] = f"god {god}"
-    for a, attr in enumerate(("number", "color", "god")):
-        names[lay["attribute"] + a] = f"attribute {attr}"
-    names[lay["stop"]] = "stop"
-    assert all(names) and len(set(names)) == len(names)
-    return tuple(names)
+__all__ = ["OmgEnv", "action_names", "env", "observation_slices", "observation_table", "raw_env"]
 
 
 def observation_table(num_players: int, num_types: int = 96) -> str:
@@ -68,6 +45,7 @@ class OmgEnv(ShedEnv):
         self._lay = O.layout_array(deck.num_types)
         self._names = action_names(rules)
         self._action_ids = {name: i for i, name in enumerate(self._names)}
+        self._phase_names = O.PHASE_NAMES
         self.num_actions = len(self._names)
         self._state = O.alloc_state(1, n, deck.num_types, deck.num_cards)
         self._mask = np.zeros(self.num_actions, np.int8)
@@ -93,7 +71,7 @@ class OmgEnv(ShedEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         s = self._state
-        scenario = _scenario_option(options)
+        scenario = scenario_option(options)
         loaded = None if scenario is None else omg_state.parse(self.rules, scenario)  # checked before any write
         game_seed = self._game_seed(seed, O.next_game_seed_nb)
         if loaded is None:
@@ -126,7 +104,7 @@ class OmgEnv(ShedEnv):
             self._was_dead_step(action)
             return
         s = self._state
-        a = _as_int(action)
+        a = as_action_id(action)
         if O.step_nb(s, 0, a, self._params, self._cards, self._lay, self._mask, self._ids) < 0:
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
@@ -154,8 +132,6 @@ class OmgEnv(ShedEnv):
         return [w] if w >= 0 else []
 
     def render_text(self, seat: int | None = None) -> str:
-        from shedders.render import render_omg
-
         return render_omg(self._state, self.rules, self._params, self._cards, self._lay, seat)
 
 

@@ -1,11 +1,20 @@
-"""The omg ``greedy`` and ``expert`` strategies, each written once, as numba kernels."""
+"""The omg ``greedy`` and ``expert`` strategies, each written once, as numba kernels over what the deciding seat
+sees: its hand, every seat's hand size, the pile's top, Apollo's revealed card, the power a Hermes would copy,
+and its action mask. ``agents/omg_greedy.py`` and ``agents/omg_expert.py`` read these from the observation and
+run the kernels over a batch; the search's rollouts read them from the engine state (``choice_from_state_nb``).
+The rules themselves are documented in those agents.
+
+Arguments shared by the kernels: ``hand`` (counts per card type), ``hsize`` (hand size per seat) and ``me`` (the
+deciding seat in ``hsize``: relative seats are ``(me + j) % n``), ``top`` (the pile's top card type),
+``revealed`` (Apollo's revealed card type, -1 none), ``copy`` (the god a Hermes would copy, -1 none).
+"""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-from shedders.engine.omg.cards import attr_nb, count_matching_nb, hermes_copy_nb, penalty_nb
+from shedders.engine.omg.cards import attr_nb, hermes_copy_nb, penalty_nb
 from shedders.engine.omg.layout import (
     APHRODITE,
     APOLLO,
@@ -16,7 +25,6 @@ from shedders.engine.omg.layout import (
     CNUM,
     CPOWER,
     DEMETER,
-    F_ATTR,
     F_COLOR,
     F_GOD,
     F_NUMBER,
@@ -39,80 +47,34 @@ from shedders.engine.omg.layout import (
     N_GODS,
     P_NPLAYERS,
     P_NTYPES,
-    PH_CHOOSE,
-    PH_DISCARD,
-    PH_GIVE,
-    PH_PLAY,
-    PH_TARGET,
     POSEIDON,
     ZEUS,
 )
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
-def greedy_action_nb(s, g, params, cards, lay, mask):
-    """omg's ``greedy`` (agents/omg_greedy.py) from the state, for rollouts: the smallest penalty (powers, then
-    higher numbers, first among equals), the fewest-cards player as target, the most-held number / color / god,
-    the highest-numbered discard."""
-    n = params[P_NPLAYERS]
-    nt = params[P_NTYPES]
-    p = np.int64(s.turn[g])
-    ph = s.phase[g]
-    if ph == PH_PLAY:
-        top = np.int64(s.pile[g, s.pile_len[g] - 1])
-        best, bk = np.int64(-1), 1e30
-        for t in range(nt):
-            if mask[lay[L_PLAY] + t] != 0:
-                pen = penalty_nb(cards, t, top)
-                if cards[t, CPOWER] != 0 and cards[t, CGOD] == HESTIA:
-                    pen = 0
-                key = pen * 100.0 - cards[t, CPOWER] * 10.0 - cards[t, CNUM]
-                if key < bk:
-                    best, bk = t, key
-        return lay[L_PLAY] + best
-    if ph == PH_TARGET or ph == PH_GIVE:
-        base = lay[L_TARGET] if ph == PH_TARGET else lay[L_GIVE]
-        best, bs = np.int64(1), np.int64(1 << 30)
-        for j in range(1, n):
-            h = np.int64(s.hsize[g, (p + j) % n])
-            if h < bs:
-                best, bs = j, h
-        return base + best - 1
-    if ph == PH_CHOOSE:
-        kind = s.fkind[g]
-        if kind == F_ATTR:
-            r = np.int64(s.revealed[g])
-            best, bc = np.int64(-1), np.int64(-1)
-            for a in range(N_ATTRS):
-                if mask[lay[L_ATTRIBUTE] + a] != 0:
-                    c = count_matching_nb(s, g, p, F_NUMBER + a, attr_nb(cards, r, F_NUMBER + a), cards)
-                    if c > bc:
-                        best, bc = a, c
-            return lay[L_ATTRIBUTE] + best
-        base = lay[L_NUMBER] if kind == F_NUMBER else (lay[L_COLOR] if kind == F_COLOR else lay[L_GOD])
-        size = MAXN if kind == F_NUMBER else (N_COLORS if kind == F_COLOR else N_GODS)
-        best, bc = np.int64(-1), np.int64(-1)
-        for v in range(size):
-            if mask[base + v] != 0:
-                c = count_matching_nb(s, g, p, kind, v + 1 if kind == F_NUMBER else v, cards)
-                if c > bc:
-                    best, bc = v, c
-        return base + best
-    # discard: the highest number; stop only when nothing may go
-    best, bn = np.int64(-1), np.int64(-1)
-    for t in range(nt):
-        if mask[lay[L_DISCARD] + t] != 0 and cards[t, CNUM] > bn:
-            best, bn = t, np.int64(cards[t, CNUM])
-    return lay[L_DISCARD] + best if best >= 0 else lay[L_STOP]
+HARM = 1.0 / 3.0  # expert: a card forced on others is worth a third of a card shed
+HESTIA_RESERVE = 1.5  # expert: what playing a Hestia costs while the hand holds more than 2 cards
+POWER_BONUS = 10.0  # greedy's tie-break: among equal penalties a card with a power first ...
+PENALTY_WEIGHT = 100.0  # ... then the higher number; the penalty counts first
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def most_held_nb(s, g, p, kind, t, cards):
-    """The most cards of one number / color / god in p's hand once one card of type t has left it."""
+def count_in_hand_nb(hand, kind, val, cards):
+    """Cards in ``hand`` whose number / color / god (``kind``) is ``val``."""
+    c = 0
+    for t in range(hand.shape[0]):
+        if hand[t] > 0 and attr_nb(cards, t, kind) == val:
+            c += hand[t]
+    return np.int64(c)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def most_held_nb(hand, kind, t, cards):
+    """The most cards of one number / color / god in ``hand`` once one card of type t has left it."""
     best = 0
     size = MAXN if kind == F_NUMBER else (N_COLORS if kind == F_COLOR else N_GODS)
     for v0 in range(size):
         v = v0 + 1 if kind == F_NUMBER else v0
-        c = count_matching_nb(s, g, p, kind, v, cards)
+        c = count_in_hand_nb(hand, kind, v, cards)
         if attr_nb(cards, t, kind) == v:
             c -= 1
         if c > best:
@@ -121,36 +83,32 @@ def most_held_nb(s, g, p, kind, t, cards):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def expert_action_nb(s, g, params, cards, lay, mask):
-    """omg's ``expert`` (agents/omg_expert.py) from the state, for rollouts: plays scored in net cards (penalty in,
-    power sheds out, a third of a card per card forced on others, a Hestia kept in reserve), greedy's choices and
-    targets, discards that keep powers and middle numbers."""
-    ph = s.phase[g]
-    nt = params[P_NTYPES]
+def greedy_play_nb(top, mask, params, cards, lay):
+    """greedy rule 1: the legal play of smallest penalty (0 for a match or a Hestia); among equals a card with a
+    power, then the higher number. Returns the card type, -1 when no play is legal."""
+    best, bk = np.int64(-1), np.inf
+    for t in range(params[P_NTYPES]):
+        if mask[lay[L_PLAY] + t] != 0:
+            pen = penalty_nb(cards, t, top)
+            if cards[t, CPOWER] != 0 and cards[t, CGOD] == HESTIA:
+                pen = 0
+            key = pen * PENALTY_WEIGHT - cards[t, CPOWER] * POWER_BONUS - cards[t, CNUM]
+            if key < bk:
+                best, bk = t, key
+    return best
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def expert_play_nb(hand, hsize, me, top, copy, mask, params, cards, lay):
+    """expert rules 1-3: the legal play that leaves the fewest cards (penalty in, the power's sheds out), less a
+    third of a card per card forced on others, a Hestia kept in reserve. Returns the card type, -1 when none."""
     n = params[P_NPLAYERS]
-    if ph == PH_DISCARD:
-        best, bk = np.int64(-1), 1e30
-        for t in range(nt):
-            if mask[lay[L_DISCARD] + t] != 0:
-                keep = 0.0
-                if cards[t, CPOWER] != 0:
-                    gd = cards[t, CGOD]
-                    keep = 3.0 if gd == HESTIA else (2.0 if gd == ATHENA or gd == HERA else 1.0)
-                key = keep * 10.0 - abs(np.int64(cards[t, CNUM]) - 5)
-                if key < bk:
-                    best, bk = t, key
-        return lay[L_DISCARD] + best if best >= 0 else lay[L_STOP]
-    if ph != PH_PLAY:
-        return greedy_action_nb(s, g, params, cards, lay, mask)
-    p = np.int64(s.turn[g])
-    top = np.int64(s.pile[g, s.pile_len[g] - 1])
-    copy = hermes_copy_nb(s, g, cards)
-    h = np.int64(s.hsize[g, p])
-    best, bk = np.int64(-1), 1e30
-    for t in range(nt):
+    h = np.int64(hsize[me])
+    best, bk = np.int64(-1), np.inf
+    for t in range(params[P_NTYPES]):
         if mask[lay[L_PLAY] + t] == 0:
             continue
-        eff = np.int64(-1)
+        eff = np.int64(-1)  # the power that acts: the card's, or for a Hermes the one it copies
         if cards[t, CPOWER] != 0:
             eff = copy if cards[t, CGOD] == HERMES else np.int64(cards[t, CGOD])
         pen = 0 if eff == HESTIA else penalty_nb(cards, t, top)
@@ -161,11 +119,11 @@ def expert_action_nb(s, g, params, cards, lay, mask):
         elif eff == HEPHAESTUS:
             sheds = min(1, after)
         elif eff == ARTEMIS:
-            sheds = min(2, most_held_nb(s, g, p, F_NUMBER, t, cards))
+            sheds = min(2, most_held_nb(hand, F_NUMBER, t, cards))
         elif eff == DEMETER:
-            sheds = min(2, most_held_nb(s, g, p, F_COLOR, t, cards))
+            sheds = min(2, most_held_nb(hand, F_COLOR, t, cards))
         elif eff == POSEIDON:
-            sheds = min(2, most_held_nb(s, g, p, F_GOD, t, cards))
+            sheds = min(2, most_held_nb(hand, F_GOD, t, cards))
         elif eff == APOLLO:
             sheds = min(1, h - 1)
         own = (0 if eff == HERA else pen - 1) - sheds
@@ -178,8 +136,153 @@ def expert_action_nb(s, g, params, cards, lay, mask):
             harm = pen
         elif eff == APHRODITE:
             harm = 1.0
-        reserve = 1.5 if eff == HESTIA and h > 2 else 0.0
-        key = own - harm / 3.0 + reserve - 0.01 * cards[t, CNUM]
+        reserve = HESTIA_RESERVE if eff == HESTIA and h > 2 else 0.0
+        key = own - HARM * harm + reserve - 0.01 * cards[t, CNUM]
         if key < bk:
             best, bk = t, key
-    return lay[L_PLAY] + best
+    return best
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def greedy_discard_nb(mask, params, cards, lay):
+    """greedy rule 4: the highest-numbered legal discard; -1 when none (then ``stop``)."""
+    best, bn = np.int64(-1), np.int64(-1)
+    for t in range(params[P_NTYPES]):
+        if mask[lay[L_DISCARD] + t] != 0 and cards[t, CNUM] > bn:
+            best, bn = t, np.int64(cards[t, CNUM])
+    return best
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def expert_discard_nb(mask, params, cards, lay):
+    """expert rule 5: plain cards first, extreme numbers before middle ones; Hestia, Athena and Hera last."""
+    best, bk = np.int64(-1), np.inf
+    for t in range(params[P_NTYPES]):
+        if mask[lay[L_DISCARD] + t] != 0:
+            keep = 0.0
+            if cards[t, CPOWER] != 0:
+                gd = cards[t, CGOD]
+                keep = 3.0 if gd == HESTIA else (2.0 if gd == ATHENA or gd == HERA else 1.0)
+            key = keep * 10.0 - abs(np.int64(cards[t, CNUM]) - 5)
+            if key < bk:
+                best, bk = t, key
+    return best
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def most_matching_nb(hand, base, size, kind, mask, cards):
+    """Artemis, Demeter, Poseidon: the legal number / color / god (``kind``) with the most cards in hand."""
+    best, bc = np.int64(-1), np.int64(-1)
+    for v in range(size):
+        if mask[base + v] != 0:
+            c = count_in_hand_nb(hand, kind, v + 1 if kind == F_NUMBER else v, cards)
+            if c > bc:
+                best, bc = v, c
+    return base + best
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def any_legal_nb(mask, base, size):
+    for a in range(base, base + size):
+        if mask[a] != 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def choice_nb(play, discard, hand, hsize, me, revealed, mask, params, cards, lay):
+    """The decision, given the strategy's play and discard (card types, -1 none): the play; a target or Hera's
+    gift for the player with the fewest cards; the number, color or god most held; Apollo's attribute most hand
+    cards share; the discard; else ``stop``. A choice that is not legal becomes the lowest legal id."""
+    n = params[P_NPLAYERS]
+    leader, ls = np.int64(1), np.int64(1 << 30)  # the first seat, from the next one on, with the fewest cards
+    for j in range(1, n):
+        if hsize[(me + j) % n] < ls:
+            leader, ls = j, np.int64(hsize[(me + j) % n])
+    out = np.int64(lay[L_STOP])
+    if play >= 0:
+        out = lay[L_PLAY] + play
+    elif mask[lay[L_TARGET]] != 0:
+        out = lay[L_TARGET] + leader - 1
+    elif mask[lay[L_GIVE]] != 0:
+        out = lay[L_GIVE] + leader - 1
+    elif any_legal_nb(mask, lay[L_NUMBER], MAXN):
+        out = most_matching_nb(hand, lay[L_NUMBER], MAXN, F_NUMBER, mask, cards)
+    elif any_legal_nb(mask, lay[L_COLOR], N_COLORS):
+        out = most_matching_nb(hand, lay[L_COLOR], N_COLORS, F_COLOR, mask, cards)
+    elif any_legal_nb(mask, lay[L_GOD], N_GODS):
+        out = most_matching_nb(hand, lay[L_GOD], N_GODS, F_GOD, mask, cards)
+    elif any_legal_nb(mask, lay[L_ATTRIBUTE], N_ATTRS):
+        best, bc = np.int64(0), np.int64(-1)
+        for a in range(N_ATTRS):
+            if mask[lay[L_ATTRIBUTE] + a] != 0:
+                c = count_in_hand_nb(hand, F_NUMBER + a, attr_nb(cards, max(revealed, 0), F_NUMBER + a), cards)
+                if c > bc:
+                    best, bc = a, c
+        out = lay[L_ATTRIBUTE] + best
+    elif discard >= 0:
+        out = lay[L_DISCARD] + discard
+    if mask[out] == 0:
+        for a in range(mask.shape[0]):
+            if mask[a] != 0:
+                return np.int64(a)
+    return out
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def strategy_nb(expert, hand, hsize, me, top, revealed, copy, mask, params, cards, lay):
+    """greedy's (``expert`` False) or expert's decision for the deciding seat."""
+    if expert:
+        play = expert_play_nb(hand, hsize, me, top, copy, mask, params, cards, lay)
+        discard = expert_discard_nb(mask, params, cards, lay)
+    else:
+        play = greedy_play_nb(top, mask, params, cards, lay)
+        discard = greedy_discard_nb(mask, params, cards, lay)
+    return choice_nb(play, discard, hand, hsize, me, revealed, mask, params, cards, lay)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def choice_from_state_nb(expert, s, g, mask, params, cards, lay):
+    """The strategy's decision in game g of the engine state (rollouts): what the player to act sees."""
+    p = np.int64(s.turn[g])
+    top = np.int64(s.pile[g, s.pile_len[g] - 1])
+    return strategy_nb(expert, s.hand[g, p], s.hsize[g], p, top, np.int64(s.revealed[g]), hermes_copy_nb(s, g, cards),
+                       mask, params, cards, lay)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def one_hot_nb(v):
+    """The index of the first largest entry (an observation's one-hot field)."""
+    best = 0
+    for i in range(v.shape[0]):
+        if v[i] > v[best]:
+            best = i
+    return np.int64(best)
+
+
+# ``off`` for ``choice_from_obs_nb``: where these observation fields start, in this order
+OBS_FIELDS = ("hand", "top", "hand_sizes", "revealed", "hermes_copies")
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def choice_from_obs_nb(expert, obs, off, mask, params, cards, lay):
+    """The strategy's decision from the deciding seat's observation (the agents): the same inputs, read there."""
+    nt = params[P_NTYPES]
+    n = params[P_NPLAYERS]
+    hand = obs[off[0]: off[0] + nt]
+    top = one_hot_nb(obs[off[1]: off[1] + nt])
+    rev = obs[off[3]: off[3] + nt]
+    revealed = one_hot_nb(rev)
+    if rev[revealed] == 0:
+        revealed = -1
+    copy = one_hot_nb(obs[off[4]: off[4] + N_GODS + 1])
+    if copy == N_GODS:  # the last entry: nothing to copy
+        copy = -1
+    return strategy_nb(expert, hand, obs[off[2]: off[2] + n], np.int64(0), top, revealed, copy, mask, params, cards,
+                       lay)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def batch_choice_nb(expert, obs, off, mask, params, cards, lay, out):
+    for i in range(mask.shape[0]):
+        out[i] = choice_from_obs_nb(expert, obs[i], off, mask[i], params, cards, lay)

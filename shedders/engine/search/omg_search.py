@@ -9,7 +9,7 @@ from shedders.engine.omg.layout import P_NPLAYERS, P_NTYPES, PH_OVER
 from shedders.engine.omg.legal import legal_mask_nb
 from shedders.engine.omg.step import apply_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
-from shedders.engine.search.omg_policies import expert_action_nb
+from shedders.engine.search.omg_policies import choice_from_state_nb
 
 # ----------------------------------------------------------------------------------------------------------------
 # Search (agents/omg_search.py): copying a game, resampling what a seat cannot see, expert rollouts. Kept in this
@@ -111,7 +111,7 @@ def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids
         if eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli:
             a = np.int64(ids[rand_below_nb(s, d, nl)])
         else:
-            a = expert_action_nb(s, d, params, cards, lay, mask)
+            a = choice_from_state_nb(True, s, d, mask, params, cards, lay)  # expert
         s.rewards[d] = 0.0
         apply_nb(s, d, a, params, cards, lay)
     if s.phase[d] == PH_OVER:

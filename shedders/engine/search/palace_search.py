@@ -8,9 +8,10 @@ import numpy as np
 
 from shedders.engine.palace.layout import N_DOWN, P_NPLAYERS, PH_OVER, PH_SETUP, R
 from shedders.engine.palace.legal import legal_mask_nb
+from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
-from shedders.engine.search.palace_policies import expert_action_nb, greedy_action_nb, POLICY_EXPERT, POLICY_RANDOM
+from shedders.engine.search.palace_policies import expert_choice_nb, greedy_choice_nb, POLICY_EXPERT, POLICY_RANDOM
 
 # --------------------------------------------------------------------------------------------------------------
 # Search support: copy a game, resample what a player cannot know, a greedy rollout policy, and determinized
@@ -140,9 +141,10 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, ot
         if pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli):
             a = np.int64(ids[rand_below_nb(s, d, nl)])
         elif pol == POLICY_EXPERT:
-            a = expert_action_nb(s, d, params, mask, ids, nl, obs, off)
+            observe_nb(s, d, np.int64(s.actor[d]), params, obs)  # expert reads the actor's observation
+            a = expert_choice_nb(obs, off, mask, params)
         else:
-            a = greedy_action_nb(s, d, params, mask, ids, nl)
+            a = greedy_choice_nb(mask, params)
         apply_nb(s, d, a, params)
         total += s.rewards[d, viewer]
     return total

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from shedders.engine import omg as O
 from shedders.engine import palace as K
+from shedders.envs.actions import ACTION_NAMES, omg_action_names
+from shedders.rules.omg import COLORS, GODS
 
 
 def _cards(counts) -> str:
@@ -19,8 +22,6 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
     publicly known to hold, the pile with its effective top and constraint, the draw pile size and what left play.
     The last game's loser is named "Shithead" (seed 003, "Shithead shaming").
     """
-    from shedders.envs.palace_env import ACTION_NAMES
-
     g = 0
     n = rules.num_players
     over = s.phase[g] == K.PH_OVER
@@ -100,9 +101,6 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
 def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
     """Render omg game 0 from ``seat``'s view (default: the player deciding now): own hand, hand sizes, the pile's
     top and the powered cards below it, deck size, Apollo's revealed card, lost turns, the pending choice."""
-    from shedders.engine import omg as O
-    from shedders.rules.omg import COLORS, GODS
-
     g = 0
     n = rules.num_players
     names = rules.deck.names()
@@ -152,8 +150,6 @@ def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
         mask = np.zeros(int(O.action_layout(len(names))["n_actions"]), np.int8)
         ids = np.zeros(mask.shape[0], np.int16)
         O.legal_mask_nb(s, g, params, cards, lay, mask, ids)
-        from shedders.envs.omg_env import action_names
-
-        an = action_names(rules)
+        an = omg_action_names(rules)
         lines.append("legal: " + ", ".join(an[a] for a in np.flatnonzero(mask)))
     return "\n".join(lines)

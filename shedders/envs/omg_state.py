@@ -26,7 +26,7 @@ import numpy as np
 
 from shedders.engine import omg as O
 from shedders.rules.omg import COLORS, GODS
-from shedders.scenario import build_checked, card_list, flag, seat, small_int
+from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int
 
 
 def parse(rules, sc: dict) -> O.OmgState:

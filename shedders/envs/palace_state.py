@@ -37,7 +37,7 @@ import numpy as np
 
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules
-from shedders.scenario import build_checked, card_list, flag, seat, small_int
+from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int
 
 RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
 PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}

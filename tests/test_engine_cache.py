@@ -1,0 +1,68 @@
+"""The numba cache guard (shedders/engine/cache.py): a kernel that calls a helper in another engine file is
+recompiled when only the helper's file changes, never loaded stale from numba's disk cache."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import shedders
+
+PACKAGE = Path(shedders.__file__).resolve().parent
+M64 = (1 << 64) - 1
+
+# batch.sample_legal_nb (in palace/batch.py) draws through rng.rand_below_nb and rng.splitmix64_nb (in rng.py)
+SCRIPT = """
+import numpy as np
+from shedders.engine.palace import batch, layout
+s = layout.alloc_state(1, 2, 52)
+s.rng[0] = np.uint64(12345)
+ids = np.arange(1000, dtype=np.int16)
+print(int(batch.sample_legal_nb(s, 0, ids, np.int64(1000))))
+"""
+
+
+def splitmix_draw(seed: int, n: int, last_shift: int) -> int:
+    """rand_below_nb in plain Python, with the last shift of splitmix64 as a parameter."""
+    x = (seed + 0x9E3779B97F4A7C15) & M64
+    z = (x + 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    z = z ^ (z >> last_shift)
+    return (z >> 11) % n
+
+
+def run(root: Path) -> tuple[int, str]:
+    """The draw, and whether numba loaded sample_legal_nb from its disk cache ("loaded") or compiled and saved it
+    ("compiled"), as numba's cache log (NUMBA_DEBUG_CACHE) says."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    env.update(PYTHONPATH=str(root), NUMBA_DEBUG_CACHE="1")
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    log = [line for line in (out.stdout + out.stderr).splitlines() if "batch.sample_legal_nb" in line]
+    loaded = any("data loaded" in line for line in log)
+    saved = any("data saved" in line for line in log)
+    assert loaded != saved, log
+    value = [line for line in out.stdout.splitlines() if not line.startswith("[cache]")][-1]
+    return int(value), "loaded" if loaded else "compiled"
+
+
+def test_cache_guard_recompiles_a_kernel_when_only_a_helper_in_another_file_changed(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "shedders", ignore=shutil.ignore_patterns("__pycache__"))
+    before = splitmix_draw(12345, 1000, 31)
+    after = splitmix_draw(12345, 1000, 29)
+    assert before != after  # the edit below changes the draw
+
+    assert run(root) == (before, "compiled")  # and cached
+    assert run(root) == (before, "loaded")  # the disk cache is in use
+
+    rng = root / "shedders" / "engine" / "rng.py"
+    text = rng.read_text()
+    assert text.count("return z ^ (z >> np.uint64(31))") == 1
+    rng.write_text(text.replace("return z ^ (z >> np.uint64(31))", "return z ^ (z >> np.uint64(29))"))
+    # batch.py is unchanged, so numba alone would load its stale machine code (and print `before`)
+    assert run(root) == (after, "compiled")
+    assert run(root) == (after, "loaded")  # and the new code is cached in its turn

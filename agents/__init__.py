@@ -12,15 +12,17 @@ Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fat
 
 from __future__ import annotations
 
+import inspect
+
 from agents.base import Agent, as_aec_policy, check_batch
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
-
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
+from shedders.rules import make_rules
 
 
 def _ppo_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
@@ -43,10 +45,10 @@ REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
-           "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec", "parse_agent"]
+           "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec", "parse_agent"]
 
 
-def _factory(name: str, ruleset: str):
+def agent_class(name: str, ruleset: str):
     """The class (or factory) that builds agent ``name`` for ``ruleset``; ``ValueError`` for an unknown name."""
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
@@ -61,11 +63,7 @@ def _factory(name: str, ruleset: str):
 def agent_options(name: str, ruleset: str = "core") -> list[str]:
     """The option names agent ``name`` takes for ``ruleset``: its own (``budget``, ``checkpoint``, ...) and the
     ruleset's (``base``, ``rules``, ``ply_cap``, ``deck``), read off the constructors' signatures."""
-    import inspect
-
-    from shedders.rules import make_rules
-
-    factory = _factory(name, ruleset)
+    factory = agent_class(name, ruleset)
     if factory is _ppo_agent:
         from agents.ppo import PPOAgent as factory
     skip = {"self", "ruleset", "num_players", "seed"}
@@ -88,7 +86,7 @@ def check_options(name: str, ruleset: str, options: dict) -> None:
 def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """The agent called ``name`` for ``ruleset`` at ``num_players``; ``ValueError`` for an unknown name or option
     (naming it and listing the valid ones) and for a bad option value."""
-    factory = _factory(name, ruleset)
+    factory = agent_class(name, ruleset)
     check_options(name, ruleset, options)
     try:
         return factory(ruleset, num_players, seed=seed, **options)

@@ -26,11 +26,15 @@ it loads core's; with toggles on it needs its own (``--ruleset house`` in traini
 
 from __future__ import annotations
 
+import hashlib
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent, check_batch
+from shedders.envs.actions import ACTION_IDS
 from shedders.rules import make_rules
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
@@ -195,8 +199,6 @@ class PPOAgent(Agent):
 
 
 def _palace_ready_id() -> int:
-    from shedders.envs.palace_env import ACTION_IDS
-
     return ACTION_IDS["ready"]
 
 
@@ -217,8 +219,6 @@ def floor_action(p: np.ndarray, mask: np.ndarray, action: int, floor: float) -> 
 def content_digest(obj) -> str:
     """sha256 over a checkpoint's content (nested dicts, lists, tensors, numbers, strings), independent of how
     torch lays the file out: each tensor by dtype, shape and bytes, each dict in key order."""
-    import hashlib
-
     torch = _torch()
     h = hashlib.sha256()
 
@@ -248,8 +248,6 @@ def content_digest(obj) -> str:
 def save_file(obj: dict, path) -> Path:
     """``torch.save`` of ``obj`` with its ``content_digest`` under ``"sha256"``, atomically (a temp file, then a
     rename), so that a killed write never leaves half a file and a changed file is caught on load."""
-    import os
-
     torch = _torch()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -294,8 +292,6 @@ def export(src: str, dst: str) -> Path:
 
 
 if __name__ == "__main__":  # python -m agents.ppo export runs/ppo-core-4p/checkpoint.pt agents/checkpoints/core-4p.pt
-    import sys
-
     if len(sys.argv) != 4 or sys.argv[1] != "export":
         sys.exit("usage: python -m agents.ppo export SRC_CHECKPOINT DST")
     print(f"wrote {export(sys.argv[2], sys.argv[3])}")

@@ -23,6 +23,7 @@ run picks up where it stopped.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -32,7 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+import agents as agents_pkg
+import shedders
+from agents.search import SearchAgent
 from experiments import tournament as T
+from experiments.stats import chi2_sf
 from experiments.stats import (by_deal, games_to_lead, mean_ci, norm_ppf,  # noqa: F401  (games_to_lead and
                                normal_games_to_lead, percentiles)  # normal_games_to_lead: also read from here)
 
@@ -236,14 +241,10 @@ def with_budget(spec: str, budget: int) -> str:
 
 def spec_budget(spec: str, ruleset: str = "core") -> int:
     """The ``budget`` a search-type spec names, else its agent's default for ``ruleset``."""
-    import inspect
-
-    import agents as agents_pkg
-
     name, options = T.parse_agent(spec)
     if "budget" in options:
         return int(options["budget"])
-    return int(inspect.signature(agents_pkg._factory(name, ruleset).__init__).parameters["budget"].default)
+    return int(inspect.signature(agents_pkg.agent_class(name, ruleset).__init__).parameters["budget"].default)
 
 
 def certified(random_effects: list[float], tol: float) -> bool:
@@ -255,8 +256,6 @@ def seat_effects(rows: dict) -> dict:
     """Seat advantage in a field of copies: each seat's mean reward minus the table's mean reward per game, per
     deal, with 95% intervals over deals, and a Wald chi-square test of "no seat advantage" (every seat's excess is
     0, N - 1 degrees of freedom, the per-deal covariance of the excesses)."""
-    from experiments.stats import chi2_sf
-
     deal, _, reward, _ = _arrays(rows)
     excess = reward - reward.mean(axis=1, keepdims=True)
     keys = np.unique(deal)
@@ -440,8 +439,6 @@ def modelled(spec: str, field: str, ruleset: str) -> str:
     does (``opponents=``), so it best-responds to the table it sits at, as the relative-skill measure assumes.
     Left as given where the spec names its own model, or the engine has none for that field (omg's search rolls
     out expert for every seat)."""
-    from agents.search import SearchAgent
-
     name, options = T.parse_agent(spec)
     if ruleset == "omg" or "opponents" in options or field not in SearchAgent.opponent_models:
         return spec
@@ -577,8 +574,6 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
 
 
 def _available(spec: str, ruleset: str) -> bool:
-    import agents as agents_pkg
-
     name = _label(spec)
     return name in (agents_pkg.OMG_AGENTS if ruleset == "omg" else agents_pkg.REGISTRY)
 
@@ -789,8 +784,6 @@ def plot(report: dict, path: Path) -> None:
 
 
 def run(cfg: Config, progress: bool = True, command: str = "") -> dict:
-    import shedders
-
     for r in cfg.rulesets:
         shedders.make_rules(r, cfg.players)  # ValueError for an unknown ruleset or player count
     if len(cfg.agents) < 2:

@@ -46,9 +46,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+from openskill.models import PlackettLuce
+from tqdm import tqdm
 
+import agents as agents_pkg
+import shedders
 from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
+from agents.base import act_in
 from experiments.stats import mean_ci, paired_difference, paired_rewards
+from shedders.replay import Replay, action_names
+from shedders.vector import game_seeds
 
 CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of saved progress
 
@@ -110,10 +117,6 @@ def lineups(cfg: Config, rng: np.random.Generator, deals: int) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------------------------
 def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
     """Play deals [chunk * cfg.chunk, + deals) in every rotation; returns one record per game."""
-    import agents as agents_pkg
-    import shedders
-    from agents.base import act_in
-    from shedders.vector import game_seeds
 
     cfg = Config(**cfg_dict)
     n = cfg.players
@@ -135,7 +138,6 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         name, options = parse_agent(spec)
         built.append(agents_pkg.make(name, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
                                                                      .integers(2**31)), **options))
-    from shedders.replay import Replay, action_names
 
     ACTION_NAMES = action_names(vg.rules)
 
@@ -234,7 +236,6 @@ def openskill_ratings(names: list[str], games, start: list | None = None) -> lis
     1 is best, equal ranks tie), updated game by game in order, with no skill drift (tau = 0: the agents do not
     learn during a tournament), from ``start`` (ratings returned before) or from scratch. Games with fewer than
     two entries teach nothing and are skipped."""
-    from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
     ratings = list(start) if start is not None else [model.rating(name=name) for name in names]
@@ -408,8 +409,6 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
 def check(cfg: Config) -> None:
     """Every setting checked before anything is written or played: ``ValueError`` names the bad one. Each agent is
     built once here, so an unknown option or a bad value is refused now, not when the games start."""
-    import agents as agents_pkg
-    import shedders
 
     shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     if not cfg.agents:
@@ -483,9 +482,7 @@ def claim(run_dir: Path, cfg: Config) -> None:
 
 def run(cfg: Config, progress: bool = True) -> dict:
     """Play the tournament (reusing saved chunks), write ``runs/<name>/`` and return the summary."""
-    from tqdm import tqdm
 
-    from shedders.replay import Replay
 
     check(cfg)
     run_dir = Path(cfg.out) / cfg.run_name()

@@ -37,11 +37,13 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn as nn
+from tqdm import tqdm
 
 import agents as agents_pkg
 import shedders
 from agents.base import act_in
 from agents.ppo import Policy, legal_index, legal_log_probs, load_file, masked_logits, sample_masked, save_file
+from experiments import tournament as T
 
 
 @dataclass
@@ -216,8 +218,6 @@ class Opponents:
 
 
 def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
-    from tqdm import tqdm
-
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError("--device cuda asked for, but torch sees no GPU; use --device cpu")
     if cfg.num_envs < 1 or cfg.num_steps < 1 or cfg.total_steps < 1:
@@ -528,8 +528,6 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
 
 def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
-    from experiments import tournament as T
-
     field = [a for a in ("greedy", "expert") if _has(a, cfg.ruleset)]
     tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
                   games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"), name=f"update-{update:06d}",

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from shedders import replay as R
+from shedders.demo import main as demo_main
+from shedders.play import main as play_main
+
 
 def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
-    from shedders import replay as R
-
     ap = argparse.ArgumentParser(prog="shedders replay", description="Step through a saved game (JSON lines).")
     ap.add_argument("file")
     ap.add_argument("--seat", type=int, default=None,
@@ -82,13 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     cmd, rest = argv[0], argv[1:]
     try:
         if cmd == "play":
-            from shedders.play import main as play_main
-
             return play_main(rest)
         if cmd == "replay":
             return replay_main(rest)
-        from shedders.demo import main as demo_main
-
         demo_main(rest)
         return 0
     except KeyboardInterrupt:  # Ctrl-C outside a game (while loading, or stepping through a replay)

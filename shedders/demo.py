@@ -13,14 +13,13 @@ import argparse
 
 import numpy as np
 
+import agents
 import shedders
 
 
 def lowest_player(env, rng) -> int:
     """The ``greedy`` agent of the agents package: lowest plain legal rank, all copies; wilds only when nothing else
     goes; pickup last (og: covers with its best cards, sneaks plain cards)."""
-    import agents
-
     key = (env.rules.name, env.rules.num_players)
     if key not in _GREEDY:
         _GREEDY[key] = agents.as_aec_policy(agents.make("greedy", env.rules.name, env.rules.num_players,

@@ -20,7 +20,9 @@ import sys
 from pathlib import Path
 from collections import Counter
 
+import agents
 import shedders
+from shedders.replay import Recorder
 
 HELP = "type the number of a move (or its name); 't' shows the table again, 'q' leaves the game"
 
@@ -100,9 +102,6 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
 
 
 def main(argv: list[str] | None = None, read=input, write=print) -> int:
-    import agents
-    from shedders.replay import Recorder
-
     ap = build_parser()
     args = ap.parse_args(argv)
     kwargs = {"base": args.base} if args.base else {}

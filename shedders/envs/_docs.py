@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from shedders.engine import palace as K
-from shedders.envs.palace_env import observation_table
+from shedders.envs import palace_env
+from shedders.envs.palace_env import VERSIONS, observation_table
 
 
 REWARDS_003 = """A player who goes out gets +1/(N-1) on the step they go out; the Shithead (last holding cards) gets -1 when the
@@ -38,8 +39,6 @@ VERSION_NOTES = {
 
 
 def palace_doc(ruleset: str, summary: str, rules_text: str, specs: str, players: str) -> str:
-    from shedders.envs.palace_env import VERSIONS
-
     v = VERSIONS.get(ruleset, 0)
     history = "\n".join(["- v0: first release.", *VERSION_NOTES.get(ruleset, [])])
     return f"""{summary}
@@ -271,8 +270,6 @@ SPECS_HOUSE = (
 
 def palace_module(ruleset: str, title: str, rules_text: str, specs: str, players: str):
     """(env, raw_env, docstring) for a ruleset's versioned module, PettingZoo style."""
-    from shedders.envs import palace_env
-
     def env(num_players: int = 4, render_mode: str | None = None, **kwargs):
         return palace_env.env(ruleset, num_players, render_mode, **kwargs)
 

@@ -13,7 +13,7 @@ class Match:
     """Games of one ruleset played in a row, with a running tally of rewards and losses.
 
     With the ``losers_tax`` rule on (house), each new deal swaps the last Shithead's best hand card for the last
-    winner's (first player out) worst hand card, unless the last game was truncated (RULINGS, house).
+    winner's (first player out) worst hand card, unless the last game was truncated (R-LOSERS-TAX).
 
     >>> m = Match("house", num_players=4, rules={"losers_tax": True})
     >>> result = m.play_game(lambda env, agent: env.legal_actions()[0], seed=1)

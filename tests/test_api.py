@@ -1,4 +1,4 @@
-"""CONTRACT.md: the public interface, PettingZoo's own API test, and clear errors for bad input."""
+"""The public interface (kept exactly for outside code), PettingZoo's own API test, and clear errors for bad input."""
 
 from __future__ import annotations
 

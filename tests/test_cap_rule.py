@@ -1,4 +1,4 @@
-"""RULINGS, the ply cap: "a game that reaches the ply cap ... ends truncated: players still in get 0, players
+"""R-CAP-TRUNCATE, the ply cap: "a game that reaches the ply cap ... ends truncated: players still in get 0, players
 already out keep what they got. With cap_rule="most_cards" ... a capped game is decided instead: players still in
 are placed by the cards they hold in every zone, fewest first, ties broken by seat order starting from the player
 to act; the last placed is the Shithead (-1 in the palace family; in omg the first placed wins). The game is still
@@ -73,7 +73,7 @@ def test_most_cards_in_fatality_scores_finishing_positions():
     env, got = capped("fatality", players, "most_cards", "play 1x5", pile="4")
     # player_0 holds 2 (6, A), player_1 2 (9, K): a tie, and player_1 acts next, so player_1 is placed first
     assert env.state_dict()["placing"] == [1, 0]
-    # seed 002 / RULINGS: finishing position k scores (N + 1 - 2k) / (N - 1)
+    # seed 002 / R-FAT-REWARD: finishing position k scores (N + 1 - 2k) / (N - 1)
     assert got == pytest.approx({"player_0": 0.0, "player_1": 1.0, "player_2": -1.0})
 
 

@@ -55,7 +55,7 @@ def copy_state(s: K.PalaceState) -> K.PalaceState:
 
 
 def opening(s: K.PalaceState, n: int, params) -> tuple[int, int]:
-    """og's start rank and starter (RULINGS: the first of 4, 5, ... that any hand holds; its first holder from seat 0
+    """og's start rank and starter (R-OG-START-RANK: the first of 4, 5, ... that any hand holds; its first holder from seat 0
     clockwise opens with it)."""
     r = K.open_rank_nb(s, 0, params)
     return r, next(p for p in range(n) if s.hand[0, p, r] > 0)

@@ -1,5 +1,5 @@
 """Seed 000, "OG": covers, the opening rank, forced pickup-and-open, 2 / 3 / 7 / 10, full sets, sneaking; and the
-RULINGS for og. Each test is named after the sentence (or ruling) it checks."""
+rulings for og (docs/rulings.md). Each test is named after the sentence (or ruling) it checks."""
 
 from __future__ import annotations
 

@@ -93,7 +93,7 @@ def test_example_john_matches_the_god_no_penalty_and_it_is_mikes_turn_again():
     env = example()
     do(env, "play Hera Leaf 2", "play Poseidon Leaf 4", "play Poseidon Wave 1*")
     assert sizes(env)[2] == 1  # no penalty
-    # RULINGS: Poseidon's blue 1 carries Poseidon's power, which resolves before Mike's turn
+    # R-OMG-DECK: Poseidon's blue 1 carries Poseidon's power, which resolves before Mike's turn
     assert env.legal_action_names() == ["god Zeus"]
     do(env, "god Zeus", "stop")
     assert env.state_dict()["current_player"] == 0

@@ -93,7 +93,7 @@ Every palace ruleset shares this one layout; the mask only ever offers the rules
 
 ARGS = {"house": ", base='core', rules=None", "fatality": ", rules=None"}
 
-SEED_000_OG = """Quoted from seed 000 (the og rule text, `000_781c3d44b8f7997b`):
+SEED_000_OG = """Quoted from seed 000 (the og rule text):
 
 > Requirements: 3-5 Players; 1 standard deck of cards (remove jokers). Alternative requirements for 5-8 players:
 > use 2 standard card decks mixed together. All rules are the same, except a "full set" requires 5 cards.
@@ -141,14 +141,14 @@ SPECS_OG = """- 2-8 players: one deck of 52 for 2-5 (2 players are shedders' ext
   burn). A sneak that completes a full set burns and the sneaker opens the fresh pile out of turn
   (`out_of_turn` in the observation); then play continues with the player whose turn it was.
 - The observation's `kind` says whether a decision is a turn (`play`, `open`, `eat`) or a sneak offer
-  (`sneak`), and `last` names the rank on offer. Only players holding the rank are asked (RULINGS), so the
+  (`sneak`), and `last` names the rank on offer. Only players holding the rank are asked (R-OG-SNEAK-WINDOW), so the
   env's `agent_selection` during a window tells who holds it; observations never do (a player who is not asked
   sees `waiting` either way). Agents that should not peek use observations only, as the batched API does.
 - The first player with no cards anywhere wins and the game ends. Ply cap (default 5000 decisions): truncated.
 - Not modeled: the tally across games (use `shedders.Match`), the draw order "in the order that they emptied
   their hands" (decisions are sequential, so each player draws at once)."""
 
-SEED_002_FAT = """Quoted from seed 002 (the fatality rule text, `002_d67eb7e5362ade96`):
+SEED_002_FAT = """Quoted from seed 002 (the fatality rule text):
 
 > Each player receives 3 face-down cards, 3 face-up cards, 3 cards in hand. Players can exchange cards from their
 > hand with their face-up cards before the first turn begins*. Players take turns clockwise, starting with a
@@ -181,7 +181,7 @@ SPECS_FAT = """- 2-6 players, 54 cards (one deck and 2 Jokers). Setup: swaps (`s
   where they are plain 3s). Such 3s read `3:R` on the pile and are R in every respect.
 - Play goes on until one player still holds cards. Ply cap (default 5000 decisions): truncated."""
 
-SEED_003_CORE = """Quoted from seed 003 (the core family rule text, `003_60428f49f3a2539e`):
+SEED_003_CORE = """Quoted from seed 003 (the core family rule text), section Core:
 
 > Deal 3 cards face-down in a row to each player [...] Mystery Cards. Deal 3 cards face-up on top [...] Table Top
 > Cards. Deal 3 cards to each player's hand [...] Hole Cards. Before play begins, you may swap cards between your
@@ -270,6 +270,7 @@ SPECS_HOUSE = (
 
 def palace_module(ruleset: str, title: str, rules_text: str, specs: str, players: str):
     """(env, raw_env, docstring) for a ruleset's versioned module, PettingZoo style."""
+
     def env(num_players: int = 4, render_mode: str | None = None, **kwargs):
         return palace_env.env(ruleset, num_players, render_mode, **kwargs)
 
@@ -277,7 +278,9 @@ def palace_module(ruleset: str, title: str, rules_text: str, specs: str, players
         return palace_env.raw_env(ruleset, num_players, render_mode, **kwargs)
 
     doc = palace_doc(ruleset, title, rules_text, specs, players)
-    env.__doc__ = raw_env.__doc__ = doc
+    module = f"shedders.envs.{ruleset}_v{VERSIONS.get(ruleset, 0)}"
+    env.__doc__ = f"The {ruleset} AEC env, wrapped as PettingZoo does; its docs page is the module's: help({module})."
+    raw_env.__doc__ = f"The {ruleset} AEC env, unwrapped; its docs page is the module's: help({module})."
     return env, raw_env, doc
 
 

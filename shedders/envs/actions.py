@@ -1,4 +1,4 @@
-"""Action names <-> ids, for people (the engine only ever sees ids). The names are CONTRACT's."""
+"""Action names <-> ids, for people (the engine only ever sees ids). The names are part of the public interface."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""omg scenarios: the state dict of CONTRACT.md <-> the engine arrays of one game.
+"""omg scenarios: the scenario dict (the README's "Scenarios") <-> the engine arrays of one game.
 
-Keys (CONTRACT.md): ``ruleset``, ``current_player``, ``phase``, ``players`` (each ``{"hand": [...], "finished":
+Keys: ``ruleset``, ``current_player``, ``phase``, ``players`` (each ``{"hand": [...], "finished":
 False, "skip_next": False}``), ``pile`` (bottom to top), ``deck`` (next card first), ``revealed`` (Apollo's
 revealed card, or ``None``), ``placing``. Cards are written ``"Hera Fire 3*"`` (``*``: the card carries its god's
 power).

@@ -1,13 +1,15 @@
 """The omg ruleset, version 0. The module docstring is generated: see `help(omg_v0)`."""
 
+from shedders.engine.omg.layout import action_layout
 from shedders.envs import _docs, omg_env
+from shedders.rules import make_rules
 
 READINGS = """- 2-8 players, 6 cards each; the deck's top card opens the pile (its power does not fire); the first player is
   drawn at random from the game's own stream.
 - The deck is a data file (`shedders/data/omg_deck.csv`, 96 cards: 12 gods x 8, two of each color per god, numbers
   1-4, the god's two cards numbered as the seed's "Card number N" carry its power). The spread over colors and
-  numbers is an assumption (RULINGS.md): the published game does not list it. `deck=PATH` loads another file;
-  a malformed one is refused with the line at fault.
+  numbers is an assumption (R-OMG-DECK in docs/rulings.md): the published game does not list it. `deck=PATH`
+  loads another file; a malformed one is refused with the line at fault.
 - Any card may be played. It strikes when it matches the top card's number or god; otherwise the player draws
   |difference of the numbers|, plus 1 when the colors differ, counted against the card on top before the play.
   Hestia (and Hermes copying Hestia) takes no penalty.
@@ -36,9 +38,9 @@ READINGS = """- 2-8 players, 6 cards each; the deck's top card opens the pile (i
 
 def _doc() -> str:
     rules_text = _docs.SEED_001_OMG
-    rules = omg_env.make_rules("omg", 4)
+    rules = make_rules("omg", 4)
     names = omg_env.action_names(rules)
-    lay = omg_env.O.action_layout(rules.deck.num_types)
+    lay = action_layout(rules.deck.num_types)
     table = ["| ids | names |", "|---|---|"]
     keys = ["play", "target", "number", "color", "god", "attribute", "discard", "stop", "give", "n_actions"]
     for k, nxt in zip(keys, keys[1:]):
@@ -59,12 +61,13 @@ def _doc() -> str:
 
 
 def env(num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """The omg AEC env, wrapped as PettingZoo does; its docs page is the module's: help(shedders.envs.omg_v0)."""
     return omg_env.env(num_players, render_mode, **kwargs)
 
 
 def raw_env(num_players: int = 4, render_mode: str | None = None, **kwargs):
+    """The omg AEC env, unwrapped; its docs page is the module's: help(shedders.envs.omg_v0)."""
     return omg_env.raw_env(num_players, render_mode, **kwargs)
 
 
 __doc__ = _doc()
-env.__doc__ = raw_env.__doc__ = __doc__

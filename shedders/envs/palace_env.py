@@ -155,7 +155,7 @@ class PalaceEnv(ShedEnv):
     # shedders extras
     # ----------------------------------------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        """The whole state as a scenario dict (CONTRACT.md); reset(options={"scenario": it}) continues the game."""
+        """The whole state as a scenario dict (the README's "Scenarios"); reset(options={"scenario": it}) continues the game."""
         return palace_state.to_dict(self._state, 0, self.rules)
 
     def placing(self) -> list[int]:

@@ -1,4 +1,4 @@
-"""Scenarios: a palace-family game state as a readable dict, and back (CONTRACT.md, "Scenarios").
+"""Scenarios: a palace-family game state as a readable dict, and back (the README's "Scenarios").
 
 Keys beyond the contract's (all optional when loading, always written by :func:`to_dict`):
 

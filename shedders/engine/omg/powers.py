@@ -46,7 +46,7 @@ def after_discard_nb(s, g, params, cards):
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def start_power_nb(s, g, p, god, params, cards):
     """Resolve the power of ``god`` for player p (after the penalty): automatic parts now, else the first
-    decision. A power with nothing to choose from does nothing (RULINGS)."""
+    decision. A power with nothing to choose from does nothing (R-OMG-CHOICES)."""
     n = params[P_NPLAYERS]
     s.power[g] = god
     if god == ZEUS or god == APHRODITE:

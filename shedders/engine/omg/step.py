@@ -73,7 +73,7 @@ def deal_nb(s, g, seed, params, counts):
         for q in range(n):
             draw_nb(s, g, q, 1)
     push_nb(s, g, take_nb(s, g))  # the opening card; its power does not fire
-    s.turn[g] = rand_below_nb(s, g, n)  # RULINGS: the first player is drawn at random
+    s.turn[g] = rand_below_nb(s, g, n)  # R-OMG-SETUP: the first player is drawn at random
     s.phase[g] = PH_PLAY
     s.power[g] = -1
     s.fkind[g] = F_NONE
@@ -174,7 +174,7 @@ def step_nb(s, g, a, params, cards, lay, mask, ids):
     if s.phase[g] != PH_OVER and s.plies[g] >= params[P_PLY_CAP]:
         s.phase[g] = PH_OVER
         # A truncated game gives every player 0. With most_cards too: the public contract says that in omg a game
-        # decided by cards left has no winner (RULINGS would have the fewest cards win; the contract keeps it out)
+        # decided by cards left has no winner (R-CAP-MOST-CARDS: omg's capped game has no winner)
         s.truncated[g] = True
     return legal_mask_nb(s, g, params, cards, lay, mask, ids)
 

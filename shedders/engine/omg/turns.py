@@ -12,7 +12,7 @@ from shedders.engine.omg.layout import F_NONE, P_NPLAYERS, PH_OVER, PH_PLAY
 # ----------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def end_turn_nb(s, g, params):
-    """seed 001: "The winner of the game is the player who gets to empty his hand first" (RULINGS: at the end of
+    """seed 001: "The winner of the game is the player who gets to empty his hand first" (R-OMG-WIN: at the end of
     their own turn); else the next player on the left, passing over a lost turn (Aphrodite)."""
     n = params[P_NPLAYERS]
     p = np.int64(s.turn[g])

@@ -64,7 +64,7 @@ def is_wild_nb(r, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_powered_nb(r, params):
-    """A rank whose power is on in the ruleset; the others are plain cards (RULINGS: who starts)."""
+    """A rank whose power is on in the ruleset; the others are plain cards (R-003-WHO-STARTS)."""
     if r == R2:
         return params[P_RESET_2] != 0
     if r == R5:
@@ -133,7 +133,7 @@ def can_beat_nb(r, rule, top, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def is_answer_rank_nb(r):
-    """RULINGS (nominate): the answer is a 2, 5, A or Joker, whatever the toggles say."""
+    """R-SA-NOMINATE: the answer is a 2, 5, A or Joker, whatever the toggles say."""
     return r == R2 or r == R5 or r == RA or r == RJOKER
 
 
@@ -164,7 +164,7 @@ def down_count_nb(s, g, p):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def zone_nb(s, g, p):
-    """RULINGS: hand first; face-up once hand and draw pile are empty; face-down once both are empty."""
+    """R-PLAY-ZONE: hand first; face-up once hand and draw pile are empty; face-down once both are empty."""
     if hand_count_nb(s, g, p) > 0:
         return ZONE_HAND
     if s.deck_len[g] > 0:
@@ -198,7 +198,7 @@ def n_in_nb(s, g, params):
 def advance_nb(s, g, seat, steps, params):
     """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.
 
-    RULINGS: skips and "the next player" count only players still in and may come round to the player itself.
+    R-PLAYERS-IN: skips and "the next player" count only players still in and may come round to the player itself.
     """
     n = params[P_NPLAYERS]
     d = np.int64(s.direction[g])
@@ -232,7 +232,7 @@ def draw_to_three_nb(s, g, p):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def pickup_nb(s, g, p):
-    """Take the whole pile into the hand; its cards become publicly known (RULINGS: public knowledge)."""
+    """Take the whole pile into the hand; its cards become publicly known (R-PUBLIC-PICKUP)."""
     for i in range(s.pile_len[g]):
         r = s.pile[g, i]
         s.hand[g, p, r] += 1
@@ -272,7 +272,7 @@ def has_cards_nb(s, g, p):
 def go_out_nb(s, g, p, params):
     """seed 003 "Last one holding cards loses": a player with no cards is out; the last one left loses.
 
-    Reward (RULINGS, core family): each player out gets +1/(N-1) when going out; the Shithead gets -1.
+    Reward (R-003-REWARD): each player out gets +1/(N-1) when going out; the Shithead gets -1.
     Returns True when the game is over.
     """
     n = params[P_NPLAYERS]
@@ -281,7 +281,7 @@ def go_out_nb(s, g, p, params):
     s.placing[g, s.n_out[g]] = p
     s.n_out[g] += 1
     if fam == FAM_FAT:
-        # RULINGS (fatality): finishing position k scores k points; reward (N + 1 - 2k) / (N - 1).
+        # R-FAT-REWARD: finishing position k scores k points; reward (N + 1 - 2k) / (N - 1).
         s.rewards[g, p] += (n + 1.0 - 2.0 * s.n_out[g]) / (n - 1)
     elif fam == FAM_OG:
         s.rewards[g, p] += 1.0  # seed 000 "The player to empty their blinds first wins the game"

@@ -123,7 +123,7 @@ def deal_nb(s, g, seed, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def open_rank_nb(s, g, params):
-    """og's start rank (RULINGS): the first of 4, 5, 6, ..., K, A, 2, 3 that any hand holds."""
+    """og's start rank (R-OG-START-RANK): the first of 4, 5, 6, ..., K, A, 2, 3 that any hand holds."""
     n = params[P_NPLAYERS]
     for j in range(N_PLAIN):
         r = (j + R4) % N_PLAIN
@@ -138,7 +138,7 @@ def start_play_nb(s, g, params):
     """Who starts, once setup is over.
 
     seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise.
-    seed 000 (RULINGS): the start rank is the first of 4, 5, ..., A, 2, 3 that any hand holds; the first such
+    seed 000 (R-OG-START-RANK): the start rank is the first of 4, 5, ..., A, 2, 3 that any hand holds; the first such
     player clockwise opens with it. seed 002: "starting with a randomly determined player" (the game's stream).
     """
     n = params[P_NPLAYERS]
@@ -190,7 +190,7 @@ def start_play_nb(s, g, params):
 def losers_tax_nb(s, g, loser, winner, params):
     """house "Loser's tax": the last loser's best hand card is swapped with the last winner's worst hand card.
 
-    RULINGS: best is 10, 2, 5, Joker (the wilds of the active ruleset), then A down to 3.
+    R-LOSERS-TAX: best is 10, 2, 5, Joker (the wilds of the active ruleset), then A down to 3.
     """
     best = -1
     for r in (R10, R2, R5, RJOKER):

@@ -69,7 +69,7 @@ from shedders.engine.palace.layout import (
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def can_counter_nb(s, g, p):
-    """RULINGS (Joker): a counter comes from the zone the player may play; face-down Jokers cannot counter."""
+    """R-SA-JOKER: a counter comes from the zone the player may play; face-down Jokers cannot counter."""
     z = zone_nb(s, g, p)
     return (z == ZONE_HAND or z == ZONE_UP) and zone_count_nb(s, g, p, z, ONE * RJOKER) > 0
 
@@ -108,12 +108,12 @@ def legal_mask_nb(s, g, params, mask, ids):
             nlegal = add_nb(mask, ids, nlegal, A_SNEAK + r * MAXC + c)
         return add_nb(mask, ids, nlegal, A_PASS)
     if ph == PH_NAME:
-        # RULINGS (fatality): a Joker flipped blind never fails; its player names its rank.
+        # R-FAT-BLIND-JOKER: a Joker flipped blind never fails; its player names its rank.
         for r in range(N_PLAIN):
             nlegal = add_nb(mask, ids, nlegal, A_PLAY_AS + r * AS_K)
         return nlegal
     if ph == PH_OPEN:
-        # RULINGS (og): the starter must open with one or more cards of the start rank.
+        # R-OG-START-RANK: the starter must open with one or more cards of the start rank.
         r = open_rank_nb(s, g, params)
         cnt = min(np.int64(s.hand[g, p, r]), MAXC)
         for c in range(cnt):
@@ -156,7 +156,7 @@ def legal_mask_nb(s, g, params, mask, ids):
                 continue
             if r == RJOKER:
                 if fam == FAM_FAT:
-                    # RULINGS (fatality): one or both Jokers, on their own, naming any rank.
+                    # R-FAT-JOKER: one or both Jokers, on their own, naming any rank.
                     for named in range(N_PLAIN):
                         for c in range(min(cnt, 2)):
                             nplays = add_nb(mask, ids, nplays, A_PLAY_AS + named * AS_K + c)

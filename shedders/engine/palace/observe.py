@@ -31,7 +31,7 @@ def observe_nb(s, g, viewer, params, obs):
     setup = ph == PH_SETUP
     for j in range(n):
         q = (viewer + j) % n
-        if j == 0 or not setup:  # RULINGS: what a player does in setup is hidden until setup ends
+        if j == 0 or not setup:  # R-SETUP-ORDER: what a player does in setup is hidden until setup ends
             for r in range(R):
                 obs[o + j * R + r] = s.face_up[g, q, r]
     o += n * R

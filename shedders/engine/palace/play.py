@@ -96,7 +96,7 @@ from shedders.engine.rng import rand_below_nb
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def resolve_play_nb(s, g, p, r, k, params):
-    """Everything that follows k cards of rank r landing on the pile from player p, in the RULINGS' order:
+    """Everything that follows k cards of rank r landing on the pile from player p, in the order of R-PLAY-ORDER:
     the play's own effects, then a slap, then drawing back to 3, then any window (nomination, Joker, sneaks).
     ``r`` is the rank the cards stand for (a named Joker's rank)."""
     if params[P_FAMILY] == FAM_OG:
@@ -189,7 +189,7 @@ def resolve_og_nb(s, g, p, r, k, params):
         s.resume_phase[g] = PH_PLAY
     else:
         if s.oot[g] != 0:
-            nxt = np.int64(s.turn[g])  # RULINGS: play then continues with the player whose turn it was
+            nxt = np.int64(s.turn[g])  # R-OG-SNEAK-BURN: play then continues with the player whose turn it was
             s.oot[g] = 0
         else:
             nxt = advance_nb(s, g, p, ONE, params)
@@ -202,7 +202,7 @@ def resolve_og_nb(s, g, p, r, k, params):
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def end_turn_after_pickup_nb(s, g, p, params):
     if params[P_FAMILY] == FAM_OG:
-        # RULINGS (og): pick up the pile and immediately open a fresh pile from the hand, in the same turn.
+        # R-OG-FORCED-PICKUP: pick up the pile and immediately open a fresh pile from the hand, in the same turn.
         s.phase[g] = PH_PLAY
         s.actor[g] = p
         s.target[g] = -1
@@ -362,7 +362,7 @@ def fatality_play_nb(s, g, p, action, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def truncate_check_nb(s, g, params):
-    """RULINGS: at the ply cap the game ends truncated; players still in get 0, those out keep what they got.
+    """R-CAP-TRUNCATE: at the ply cap the game ends truncated; players still in get 0, those out keep what they got.
     With ``cap_rule="most_cards"`` it is decided instead: the players still in go out by the cards they hold in
     every zone, fewest first, ties by seat order from the player to act, each rewarded as going out is; the last
     is the Shithead (og: the first placed wins). Either way the game is flagged truncated."""

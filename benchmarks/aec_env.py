@@ -9,16 +9,18 @@ step goes through the PettingZoo wrapper (`shedders.env`), observe() and last() 
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from shedders.commandline import build_parser
 
 STARTUP = (
     "import time; t=time.perf_counter(); import shedders; e=shedders.env('south_african', 4); e.reset(seed=0); "
@@ -62,13 +64,22 @@ def startup_seconds(clear_cache: bool) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=50_000)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--startup", action="store_true")
-    args = ap.parse_args()
+@dataclass
+class Config:
+    """The single AEC env's steps/s per palace ruleset (and, with --startup, its cold and warm start-up)."""
+
+    steps: int = 50_000
+    """steps per timed run"""
+    repeats: int = 5
+    """timed runs per ruleset (the median is reported)"""
+    players: int = 4
+    """seats at the table"""
+    startup: bool = False
+    """also time import + compile + first step, cold (numba cache cleared) and warm"""
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser(Config, description=__doc__).parse_args(argv)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     if args.startup:
         cold = startup_seconds(clear_cache=True)

@@ -10,15 +10,16 @@ counted once, when it ends (terminated or truncated).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 import shedders
+from shedders.commandline import build_parser
 
 PALACE = ("og", "fatality", "core", "south_african", "house")
 ALL = PALACE + ("omg",)
@@ -65,16 +66,28 @@ def random_game_lengths(ruleset: str, players: int, games: int, seed: int = 0, b
     }
 
 
+@dataclass
+class Config:
+    """Lengths of uniformly random games per ruleset, and the share that reaches the ply cap."""
+
+    rulesets: list[str] = field(default_factory=lambda: list(ALL))
+    """rulesets to measure"""
+    players: int = 4
+    """seats at the table"""
+    games: int = 10_000
+    """random games per ruleset"""
+    seed: int = 0
+    """the seed of the deals and the random actions"""
+    ply_cap: int = 5000
+    """decisions after which a game is capped"""
+    out: str | None = None
+    """also write the table as Markdown to this file (e.g. benchmarks/GAME_LENGTHS.md)"""
+
+
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rulesets", default=",".join(ALL))
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--games", type=int, default=10_000)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ply-cap", type=int, default=5000)
-    ap.add_argument("--out", help="also write the table as Markdown to this file (e.g. benchmarks/GAME_LENGTHS.md)")
+    ap = build_parser(Config, description=__doc__)
     args = ap.parse_args(argv)
-    rulesets = args.rulesets.split(",")
+    rulesets = args.rulesets
     for r in rulesets:
         if r not in ALL:
             ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(ALL)}")

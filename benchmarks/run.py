@@ -15,13 +15,13 @@ Timing is noisy on a shared machine: each figure is the median of several timed 
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,6 +31,7 @@ import numpy as np
 import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
 from benchmarks.game_lengths import random_game_lengths
+from shedders.commandline import build_parser
 
 RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
 BATCHES = (1, 16, 256, 4096, 65536)
@@ -127,12 +128,20 @@ def fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:,.0f}"
 
 
+@dataclass
+class Config:
+    """Every throughput number in one run, written to benchmarks/RESULTS.md."""
+
+    quick: bool = False
+    """tiny budgets (a smoke run); the results are not written"""
+    rounds: int = 3
+    """timed rounds per figure (the median is reported)"""
+    out: str = str(OUT)
+    """the Markdown file the results go to"""
+
+
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="tiny budgets (a smoke run); results not written")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args(argv)
+    args = build_parser(Config, description=__doc__).parse_args(argv)
     quick = args.quick
     seconds = 0.05 if quick else 1.0
     aec_steps = 2_000 if quick else 40_000
@@ -232,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
         say(f"| `{ruleset}` AEC env >= 2x connect_four env() | {aec[ruleset]:,.0f} steps/s | {r:.2f}x | "
             f"{'yes' if r >= 2 else 'no'} |")
     if not quick:
-        args.out.write_text("\n".join(lines) + "\n")
+        Path(args.out).write_text("\n".join(lines) + "\n")
         print(f"\nwrote {args.out}")
 
 

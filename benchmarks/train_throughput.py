@@ -14,14 +14,16 @@ unless ``--out`` is given (a markdown table).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import statistics
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numba
 import torch
+
+from shedders.commandline import build_parser
 
 RULESETS = ("core", "fatality", "og", "south_african", "omg")
 SHARES = ("engine", "forward", "opponents", "update")
@@ -46,16 +48,26 @@ def measure(ruleset: str, threads: int, updates: int, seed: int = 0) -> dict:
     return out
 
 
+@dataclass
+class Config:
+    """PPO training throughput at the start of a fresh default run, with the shares of its parts."""
+
+    rulesets: list[str] = field(default_factory=lambda: list(RULESETS))
+    """rulesets to measure"""
+    threads: list[int] = field(default_factory=lambda: [1, 2])
+    """torch (and numba) thread counts"""
+    updates: int = 12
+    """updates per run (512 x 64 engine steps each)"""
+    out: str | None = None
+    """also write the table here (markdown)"""
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rulesets", default=",".join(RULESETS), help="comma separated")
-    ap.add_argument("--threads", default="1,2", help="comma separated torch (and numba) thread counts")
-    ap.add_argument("--updates", type=int, default=12, help="updates per run (512 x 64 engine steps each)")
-    ap.add_argument("--out", type=Path, default=None, help="also write the table here (markdown)")
+    ap = build_parser(Config, description=__doc__)
     args = ap.parse_args(argv)
     if args.updates < 1:
         ap.error("--updates must be at least 1")
-    threads = [int(t) for t in args.threads.split(",")]
+    threads = args.threads
     if any(t < 1 for t in threads):
         ap.error("--threads must be positive")
     lines = [f"PPO training throughput, first {args.updates} updates of a fresh default run (torch "
@@ -64,7 +76,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     print("\n".join(lines), flush=True)
     results = []
-    for ruleset in args.rulesets.split(","):
+    for ruleset in args.rulesets:
         for t in threads:
             r = measure(ruleset, t, args.updates)
             results.append(r)
@@ -73,7 +85,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             lines.append(line)
             print(line, flush=True)
     if args.out:
-        args.out.write_text("\n".join(lines) + "\n")
+        Path(args.out).write_text("\n".join(lines) + "\n")
     return results
 
 

@@ -19,15 +19,16 @@ The verdict a tournament reports afterwards must come from fresh deals (another 
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from experiments import stats
 from experiments import tournament as T
+from shedders.commandline import build_parser
 
 
 def analyse(rows: dict, a: int = 0, b: int = 1, delta: float | None = None, level: float = 0.95,
@@ -73,34 +74,50 @@ def report(names: list[str], res: dict) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Config:
+    """A pilot tournament of two agents, and the deals a verdict between them needs."""
+
+    ruleset: str = "core"
+    """the ruleset"""
+    players: int = 4
+    """seats at the table"""
+    agents: list[str] = field(default_factory=lambda: ["expert", "greedy"])
+    """the two agents, a,b (options as in the tournament)"""
+    pilot: int = 128
+    """deals in the pilot (each in every seat rotation)"""
+    lineup: list[int] | None = None
+    """seating before rotation, agent indices per seat (none: half the seats each)"""
+    delta: float | None = None
+    """also size the run for this mean reward difference"""
+    level: float = 0.95
+    """the confidence level of the verdict"""
+    power: float = 0.8
+    """the chance the sized run parts the agents when they differ by the pilot's (or --delta's) difference"""
+    seed: int = 0
+    """the pilot's deals (the real run takes another)"""
+    workers: int = 1
+    """processes"""
+    chunk: int = 32
+    """deals per chunk (the tournament's unit of work and seeding)"""
+    ply_cap: int = 5000
+    """decisions after which a game is capped"""
+    cap_rule: str = "truncate"
+    """how a game at the cap ends: truncate or most_cards"""
+    out: str = "runs"
+    """the folder that holds the run directory"""
+
+
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="core")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--agents", default="expert,greedy", help="the two agents, a,b (options as in the tournament)")
-    ap.add_argument("--pilot", type=int, default=128, help="deals in the pilot (each in every seat rotation)")
-    ap.add_argument("--lineup", default=None, help="seating before rotation (default: half the seats each)")
-    ap.add_argument("--delta", type=float, default=None, help="also size the run for this mean reward difference")
-    ap.add_argument("--level", type=float, default=0.95)
-    ap.add_argument("--power", type=float, default=0.8)
-    ap.add_argument("--seed", type=int, default=0, help="the pilot's deals (the real run takes another)")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--chunk", type=int, default=32)
-    ap.add_argument("--ply-cap", type=int, default=5000)
-    ap.add_argument("--cap-rule", default="truncate")
-    ap.add_argument("--out", default="runs")
-    ap.add_argument("--quiet", action="store_true")
+    ap = build_parser(Config, description=__doc__)
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    names = T.split_agents(args.agents)
+    names = args.agents
     if len(names) != 2:
         ap.error(f"--agents takes exactly two agents, got {len(names)}")
     if not 0 < args.level < 1 or not 0 < args.power < 1:
         ap.error("--level and --power must be in (0, 1)")
-    try:
-        lineup = ([int(x) for x in args.lineup.split(",")] if args.lineup
-                  else [0] * (args.players // 2) + [1] * (args.players - args.players // 2))
-    except ValueError:
-        ap.error(f"--lineup must be agent indices separated by commas, got {args.lineup!r}")
+    lineup = args.lineup or [0] * (args.players // 2) + [1] * (args.players - args.players // 2)
     cfg = T.Config(ruleset=args.ruleset, players=args.players, agents=names, games=args.pilot, seed=args.seed,
                    workers=args.workers, out=args.out, ply_cap=args.ply_cap, cap_rule=args.cap_rule,
                    chunk=args.chunk, lineup=lineup)

@@ -21,13 +21,14 @@ core table, seats losing 20% against 30% of the games part in about half the rep
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm import tqdm
 
 from experiments.tournament import openskill_ratings
+from shedders.commandline import build_parser
 
 
 def simulate(rates: list[float], entries: list[int], games: list[int], ranked: str = "loser", repeats: int = 5,
@@ -83,23 +84,34 @@ def _games(picks: np.ndarray, k: int, ranked: str):
         yield list(range(k)), ranks
 
 
+@dataclass
+class Config:
+    """Simulated rating runs: how many games a rating needs to part entries of known strength."""
+
+    ranked: str = "loser"
+    """who a game singles out: one loser (core) or one winner (og); the rest tie"""
+    rates: list[float] = field(default_factory=lambda: [0.2, 0.3])
+    """per group: the share of games an entry of it loses (wins)"""
+    entries: list[int] | None = None
+    """entries per group (none: 2 each, a per-seat 4-player table)"""
+    games: list[int] = field(default_factory=lambda: [4000, 16000, 64000])
+    """increasing game counts to report"""
+    repeats: int = 5
+    """simulated runs per game count"""
+    seed: int = 0
+    """the simulation's seed"""
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ranked", choices=["loser", "winner"], default="loser",
-                    help="who a game singles out: one loser (core) or one winner (og); the rest tie")
-    ap.add_argument("--rates", default="0.2,0.3", help="per group: the share of games an entry of it loses (wins)")
-    ap.add_argument("--entries", default=None,
-                    help="entries per group (default 2 each: a per-seat 4-player table)")
-    ap.add_argument("--games", default="4000,16000,64000", help="increasing game counts to report")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--quiet", action="store_true")
+    ap = build_parser(Config, description=__doc__)
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
     a = ap.parse_args(argv)
+    if a.ranked not in ("loser", "winner"):
+        ap.error(f"--ranked must be loser or winner, got {a.ranked!r}")
+    rates = a.rates
     try:
-        rates = [float(x) for x in a.rates.split(",")]
-        entries = [int(x) for x in a.entries.split(",")] if a.entries else [2] * len(rates)
-        games = [int(x) for x in a.games.split(",")]
-        rows = simulate(rates, entries, games, a.ranked, a.repeats, a.seed, progress=not a.quiet)
+        entries = a.entries or [2] * len(rates)
+        rows = simulate(rates, entries, a.games, a.ranked, a.repeats, a.seed, progress=not a.quiet)
     except ValueError as e:
         ap.error(str(e))
     groups = range(len(rates))

@@ -40,6 +40,7 @@ from experiments import tournament as T
 from experiments.stats import chi2_sf
 from experiments.stats import (by_deal, games_to_lead, mean_ci, norm_ppf,  # noqa: F401  (games_to_lead and
                                normal_games_to_lead, percentiles)  # normal_games_to_lead: also read from here)
+from shedders.commandline import build_parser, config_from
 
 Z95_ONE_SIDED = 1.6448536269514722  # P(Z < z) = 0.95: "leads with 95% confidence"
 
@@ -49,36 +50,54 @@ class Config:
     """What to measure. Every run is reproducible from ``seed``."""
 
     rulesets: list[str] = field(default_factory=lambda: ["og"])
+    """rulesets to measure, comma separated (--all: every palace ruleset)"""
     players: int = 4
-    # real players from the beginner (first) up; pairs of neighbours are compared in measure 3
+    """seats at the table"""
     agents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert", "search:budget=64"])
-    oracle: str = "oracle:budget=64"  # the fictive player of measure 2
-    field_agent: str = "greedy"  # the reference field of measure 2 (as well as the field of random agents)
-    copies: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])  # fields of copies (1)
-    deals: int = 100  # deals per tournament; each is played in every seat rotation
+    """real players, beginner first (options as in the tournament); neighbours are compared in measure 3"""
+    oracle: str = "oracle:budget=64"
+    """the fictive player of measure 2 ('' for none: no relative skill)"""
+    field_agent: str = "greedy"
+    """the reference field of relative skill (as well as the field of random agents)"""
+    copies: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
+    """agents measured in a field of copies of themselves (measure 1)"""
+    deals: int = 100
+    """deals per tournament; each is played in every seat rotation"""
     seed: int = 0
+    """the seed of every tournament's deals"""
     workers: int = 1
+    """processes per tournament"""
     chunk: int = 32
-    bootstrap: int = 2000  # resamples of deals for the intervals of ratios
+    """deals per chunk (the tournament's unit of work and seeding)"""
+    bootstrap: int = 2000
+    """resamples of deals for the intervals of ratios"""
     out: str = "runs"
+    """the folder that holds the run directory"""
     name: str | None = None
+    """the run directory's name (default: skill_luck-<players>p-seed<seed>)"""
     ply_cap: int = 5000
-    cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES)
-    # the oracle's rollouts play the other seats as the field it sits at does (opponents=...): it best-responds to
-    # that field. Off by default: against random players the rollouts of core and south_african rarely end within
-    # their 400 decisions: one such tournament (core, 80 deals) had not saved its first 16-deal chunk after more
-    # than 5 minutes on two workers
+    """decisions after which a game is capped"""
+    cap_rule: str = "truncate"
+    """how a game at the cap ends: truncate or most_cards (see the tournament's --help)"""
     model_field: bool = False
-    # relative skill with each of these as the beginner (those among the real players), side by side
+    """the oracle's rollouts play the other seats as the field it sits at does (opponents=...), so it best-responds
+    to that field. Off by default: against random players the rollouts of core and south_african rarely end within
+    their 400 decisions (one such tournament, core, 80 deals, had not saved its first 16-deal chunk after more than
+    5 minutes on two workers)"""
     beginners: list[str] = field(default_factory=lambda: ["random", "greedy"])
-    # certify the fictive player: double the oracle's budget (from its spec's) until the random effect moves by
-    # less than certify_tol, at most up to max_budget; implies model_field
+    """relative skill with each of these as the beginner (those among --agents), side by side"""
     certify: bool = False
+    """certify the fictive player: double the oracle's budget (from its spec's) until the random effect moves by
+    less than --certify-tol, at most up to --max-budget; implies --model-field"""
     certify_tol: float = 0.01
+    """the certification's tolerance on the random effect"""
     max_budget: int = 1024
-    split: bool = True  # choose the best real player on even deals, measure relative skill on odd ones
-    # the fields in which the fictive player is played (the others get only the bound by the best payoff)
+    """the certification's largest oracle budget"""
+    split: bool = True
+    """choose the best real player on even deals and measure relative skill on odd ones (--no-split: on the same
+    deals, the first report's way)"""
     oracle_fields: list[str] = field(default_factory=lambda: ["greedy", "random"])
+    """the fields in which the fictive player is played (the others get only the bound by the best payoff)"""
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -806,53 +825,16 @@ def _finite(x):
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default=None,
-                    help="a ruleset or a comma separated list (default og); --all for every palace ruleset")
+    ap = build_parser(Config, description=__doc__, skip=("rulesets",), flags={"field_agent": "--field"})
+    ap.add_argument("--ruleset", type=lambda t: T.split_agents(t), default=None,
+                    help="a ruleset or a comma separated list (default: og); --all for every palace ruleset")
     ap.add_argument("--all", action="store_true", help="og, fatality, core, south_african and house")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--agents", default="random,greedy,expert,search:budget=64",
-                    help="real players, beginner first (comma separated, options as in the tournament)")
-    ap.add_argument("--oracle", default="oracle:budget=64",
-                    help="the fictive player ('' for none: no relative skill)")
-    ap.add_argument("--field", default="greedy", help="reference field for relative skill")
-    ap.add_argument("--copies", default="random,greedy,expert", help="agents measured in a field of copies")
-    ap.add_argument("--deals", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--chunk", type=int, default=32)
-    ap.add_argument("--bootstrap", type=int, default=2000)
-    ap.add_argument("--out", default="runs")
-    ap.add_argument("--name", default=None)
-    ap.add_argument("--ply-cap", type=int, default=5000)
-    ap.add_argument("--cap-rule", default="truncate", help="truncate or most_cards (see the tournament's --help)")
-    ap.add_argument("--model-field", action="store_true",
-                    help="the oracle's rollouts play the other seats as the field does (slow against random "
-                         "players in core and south_african)")
-    ap.add_argument("--beginners", default="random,greedy",
-                    help="relative skill with each of these as the beginner (those among --agents)")
-    ap.add_argument("--certify", action="store_true",
-                    help="double the oracle's budget until its random effect moves by less than --certify-tol "
-                         "(implies --model-field)")
-    ap.add_argument("--certify-tol", type=float, default=0.01)
-    ap.add_argument("--max-budget", type=int, default=1024)
-    ap.add_argument("--no-split", dest="split", action="store_false",
-                    help="choose the best real player on the same deals that measure it (the first report's way)")
-    ap.add_argument("--oracle-fields", default="greedy,random",
-                    help="fields the oracle is played in (the others get only the relative skill bounded by the "
-                         "best payoff)")
-    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     if args.all and args.ruleset:
         ap.error("give --ruleset or --all, not both")
-    rulesets = (["og", "fatality", "core", "south_african", "house"] if args.all
-                else T.split_agents(args.ruleset or "og"))
-    cfg = Config(rulesets=rulesets, players=args.players, agents=T.split_agents(args.agents), oracle=args.oracle,
-                 field_agent=args.field, copies=T.split_agents(args.copies), deals=args.deals, seed=args.seed,
-                 workers=args.workers, chunk=args.chunk, bootstrap=args.bootstrap, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, cap_rule=args.cap_rule, model_field=args.model_field or args.certify,
-                 beginners=T.split_agents(args.beginners), certify=args.certify, certify_tol=args.certify_tol,
-                 max_budget=args.max_budget, split=args.split, oracle_fields=T.split_agents(args.oracle_fields))
+    rulesets = ["og", "fatality", "core", "south_african", "house"] if args.all else (args.ruleset or ["og"])
+    cfg = config_from(Config, args, rulesets=rulesets, model_field=args.model_field or args.certify)
     command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         report = run(cfg, progress=not args.quiet, command=command.strip())

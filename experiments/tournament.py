@@ -33,7 +33,6 @@ second copy of an agent under its own label (``greedy,greedy@2``). Agents are bu
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import importlib.util
@@ -54,6 +53,7 @@ import shedders
 from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
 from agents.base import act_in
 from experiments.stats import mean_ci, paired_difference, paired_rewards
+from shedders.commandline import build_parser, config_from
 from shedders.replay import Replay, action_names
 from shedders.vector import game_seeds
 
@@ -65,20 +65,37 @@ CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of
 # ------------------------------------------------------------------------------------------------------------------
 @dataclass
 class Config:
+    """A duplicate tournament: every deal is played once in every seat rotation."""
+
     ruleset: str = "core"
+    """the ruleset (og, fatality, core, south_african, house, omg)"""
     players: int = 4
+    """seats at the table"""
     agents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"])
-    games: int = 200  # deals; each is played once per seat rotation
+    """agent specs, comma separated; options as name:key=value+key=value (search:budget=128)"""
+    games: int = 200
+    """deals; each is played once per seat rotation"""
     seed: int = 0
+    """the seed of the deals (and of every agent's generator)"""
     workers: int = 1
-    backend: str = "local"  # "local" or "ray"
+    """processes (local backend) or CPUs for a local Ray"""
+    backend: str = "local"
+    """where chunks run: local (processes) or ray"""
     out: str = "runs"
+    """the folder that holds the run directory"""
     name: str | None = None
+    """the run directory's name (default: derived from the settings)"""
     ply_cap: int = 5000
-    cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES)
-    chunk: int = CHUNK_DEALS  # deals per chunk (part of the seeding): larger batches suit batched agents (heuristics, ppo)
-    replays: int = 0  # save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)
-    lineup: list[int] | None = None  # a fixed seating (agent index per seat) for every deal, before rotation
+    """decisions after which a game is capped"""
+    cap_rule: str = "truncate"
+    """how a game at the cap ends: truncate (players still in get 0) or most_cards (placed by cards left, fewest
+    first)"""
+    chunk: int = CHUNK_DEALS
+    """deals per chunk (part of the seeding): 256 or more speeds up batched agents (heuristics, ppo)"""
+    replays: int = 0
+    """save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)"""
+    lineup: list[int] | None = field(default=None, metadata={"items": "agent indices"})
+    """a fixed seating, agent indices per seat, for every deal before rotation (0,1,1,1: agent 0 against three of 1)"""
 
     def run_name(self) -> str:
         if self.name:
@@ -556,36 +573,10 @@ def run(cfg: Config, progress: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="core")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--agents", default="random,greedy,expert",
-                    help="comma separated; options as name:key=value+key=value (search:budget=128)")
-    ap.add_argument("--games", type=int, default=200, help="deals; each is played in every seat rotation")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=1, help="processes (local backend) or CPUs for a local Ray")
-    ap.add_argument("--backend", default="local", choices=["local", "ray"])
-    ap.add_argument("--out", default="runs")
-    ap.add_argument("--name", default=None, help="run directory name (default: derived from the arguments)")
-    ap.add_argument("--ply-cap", type=int, default=5000)
-    ap.add_argument("--cap-rule", default="truncate",
-                    help="how a game at the cap ends: truncate (players still in get 0) or most_cards (placed by "
-                         "cards left, fewest first)")
-    ap.add_argument("--chunk", type=int, default=CHUNK_DEALS,
-                    help="deals per chunk (seeding unit; 256+ speeds up batched agents: heuristics, ppo)")
-    ap.add_argument("--lineup", default=None,
-                    help="fixed seating before rotation, agent indices per seat (0,1,1,1: agent 0 against three of 1)")
-    ap.add_argument("--replays", type=int, default=0, help="save the first REPLAYS games as replays (JSON lines)")
-    ap.add_argument("--quiet", action="store_true")
+    ap = build_parser(Config, description=__doc__)
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    try:
-        lineup = [int(x) for x in args.lineup.split(",")] if args.lineup else None
-    except ValueError:
-        ap.error(f"--lineup must be agent indices separated by commas (0,1,1,1), got {args.lineup!r}")
-    cfg = Config(ruleset=args.ruleset, players=args.players, agents=split_agents(args.agents), games=args.games,
-                 seed=args.seed, workers=args.workers, backend=args.backend, out=args.out, name=args.name,
-                 ply_cap=args.ply_cap, cap_rule=args.cap_rule, chunk=args.chunk, replays=args.replays,
-                 lineup=lineup)
+    cfg = config_from(Config, args)
     t = time.perf_counter()
     try:
         summary = run(cfg, progress=not args.quiet)

@@ -44,6 +44,7 @@ import shedders
 from agents.base import act_in
 from agents.ppo import Policy, legal_index, legal_log_probs, load_file, masked_logits, sample_masked, save_file
 from experiments import tournament as T
+from shedders.commandline import build_parser, config_from
 
 
 @dataclass
@@ -52,20 +53,20 @@ class Config:
     command line starts from ``Config.for_ruleset(ruleset)``: these defaults with ``RULESET_DEFAULTS`` on top."""
 
     ruleset: str = "core"  # any ruleset (omg too)
-    players: int = 4
+    players: int = 4  # seats at the table
     num_envs: int = 512  # games stepped together
     num_steps: int = 64  # engine steps per game per rollout
     total_steps: int = 2_000_000  # engine steps in all (every seat's decisions count)
     lr: float = 3e-4  # Adam's step size; on --resume the command line's value is used, not the saved one
     anneal_lr: bool = False  # decay the step size linearly to 0 at total_steps (as in CleanRL)
     gamma: float = 0.995  # rewards come at the end of long games
-    gae_lambda: float = 0.95
-    update_epochs: int = 2
-    num_minibatches: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    gae_lambda: float = 0.95  # GAE's lambda: the bias-variance trade-off of the advantages
+    update_epochs: int = 2  # passes over each rollout per update
+    num_minibatches: int = 4  # minibatches per pass
+    clip_coef: float = 0.2  # PPO's clip range of the probability ratio (and of the value)
+    ent_coef: float = 0.01  # weight of the entropy bonus
+    vf_coef: float = 0.5  # weight of the value loss
+    max_grad_norm: float = 0.5  # gradients are clipped to this global norm
     hidden: int = 128  # width of the two hidden layers
     # training only: a seat still in when its game reaches the ply cap is charged this much on top of what the env
     # pays it (0 under cap_rule="truncate"; its placing by cards under "most_cards"), so that stalling (in core,
@@ -86,12 +87,12 @@ class Config:
     eval_every: int = 50  # updates between evaluation tournaments (0: only at the end)
     eval_deals: int = 32  # deals per evaluation tournament (each in every seat rotation)
     checkpoint_every: int = 10  # updates between checkpoints
-    seed: int = 0
+    seed: int = 0  # seeds the deals, torch, numpy and every opponent
     device: str = "cpu"  # "cuda" where a GPU exists
     threads: int = 0  # torch threads (0: torch's default)
-    out: str = "runs"
-    name: str | None = None
-    ply_cap: int = 5000
+    out: str = "runs"  # the folder that holds the run directory
+    name: str | None = None  # the run directory's name (none: ppo-<ruleset>-<players>p-seed<seed>)
+    ply_cap: int = 5000  # decisions after which a game is capped (training and evaluation)
     cap_rule: str = "truncate"  # how a game at the cap ends (shedders.rules.CAP_RULES); evaluation uses the same
     # fine-tuning: start the network from this checkpoint's weights (a run's checkpoint.pt or an exported one, same
     # ruleset, players and hidden); the optimizer, counters and pool start fresh. Ignored when --resume finds a run
@@ -653,30 +654,14 @@ def parse_args(argv=None) -> tuple[Config, bool, bool]:
     first = argparse.ArgumentParser(add_help=False)
     first.add_argument("--ruleset", default=Config.ruleset)
     ruleset = first.parse_known_args(argv)[0].ruleset
-    base = Config.for_ruleset(ruleset)
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 epilog="Defaults that differ per ruleset: " + "; ".join(
-                                     f"{r}: " + ", ".join(f"--{k.replace('_', '-')} {_shown(v)}" for k, v in d.items())
-                                     for r, d in RULESET_DEFAULTS.items()) + ". A flag given wins.")
-    for f in dataclasses.fields(Config):
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        here = getattr(base, f.name)
-        note = f" ({ruleset}: {_shown(here)})" if here != default and f.name != "ruleset" else ""
-        if isinstance(default, list):
-            ap.add_argument(flag, default=",".join(here), help=f"comma separated (default {','.join(default)}){note}")
-        elif f.name == "name":
-            ap.add_argument(flag, default=None)
-        elif isinstance(default, bool):
-            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=here, help=f"default {default}{note}")
-        else:
-            ap.add_argument(flag, type=type(default), default=here, help=f"default {default}{note}")
+    epilog = ("Defaults that differ per ruleset: " + "; ".join(
+        f"{r}: " + ", ".join(f"--{k.replace('_', '-')} {_shown(v)}" for k, v in d.items())
+        for r, d in RULESET_DEFAULTS.items()) + ". A flag given wins.")
+    ap = build_parser(Config, description=__doc__, base=Config.for_ruleset(ruleset), epilog=epilog)
     ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")
-    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(Config)}
-    values["pool"] = [p.strip() for p in values["pool"].split(",") if p.strip()]
-    return Config(**values), args.resume, args.quiet
+    return config_from(Config, args), args.resume, args.quiet
 
 
 def main(argv=None) -> dict:

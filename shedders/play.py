@@ -17,28 +17,47 @@ import argparse
 import os
 import re
 import sys
-from pathlib import Path
 from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import agents
 import shedders
+from shedders.commandline import build_parser as build_config_parser
 from shedders.replay import Recorder
 
 HELP = "type the number of a move (or its name); 't' shows the table again, 'q' leaves the game"
 
 
-def build_parser(ap: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    ap = ap or argparse.ArgumentParser(prog="shedders play", description=__doc__.splitlines()[0])
-    ap.add_argument("--ruleset", default="core", help="og, fatality, core, south_african, house or omg")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--opponents", default="expert",
-                    help="agents for the other seats, cycled (random, greedy, expert, search, oracle; options as "
-                         "search:budget=64; omg has the same names)")
-    ap.add_argument("--seat", type=int, default=0, help="your seat (0 = player_0)")
-    ap.add_argument("--seed", type=int, default=None, help="deal; the same seed replays the same deal")
-    ap.add_argument("--save", default=None, metavar="FILE", help="write the game as a replay (JSON lines)")
-    ap.add_argument("--base", default=None, help="house only: core or south_african")
+@dataclass
+class Config:
+    """A game in the terminal: your seat against agents."""
+
+    ruleset: str = "core"
+    """og, fatality, core, south_african, house or omg"""
+    players: int = 4
+    """seats at the table, yours included"""
+    opponents: list[str] = field(default_factory=lambda: ["expert"])
+    """agents for the other seats, cycled; options as search:budget=64."""
+    seat: int = 0
+    """your seat (0 = player_0)"""
+    seed: int | None = None
+    """the deal; the same seed replays the same deal (none: a fresh one)"""
+    save: str | None = None
+    """write the game to this file as a replay (JSON lines)"""
+    base: str | None = None
+    """house only: core or south_african"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    names = ", ".join(agents.REGISTRY)
+    omg = "the same" if list(agents.OMG_AGENTS) == list(agents.REGISTRY) else ", ".join(agents.OMG_AGENTS)
+    ap = build_config_parser(Config, description=__doc__,
+                             notes={"opponents": f"Agents: {names} (omg: {omg}); ppo loads the committed "
+                                                 f"checkpoint of the ruleset."})
+    ap.prog = "shedders play"
     return ap
+
 
 
 def _public(phase: str, name: str, ruleset: str = "core") -> bool:
@@ -118,7 +137,7 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
     n = args.players
     if not 0 <= args.seat < n:
         ap.error(f"bad --seat {args.seat}; allowed: 0..{n - 1}")
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    specs = args.opponents
     if not specs:
         ap.error("--opponents needs at least one agent")
     others = [q for q in range(n) if q != args.seat]

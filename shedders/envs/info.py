@@ -40,7 +40,3 @@ def ruleset_info(name: str, num_players: int = 4) -> RulesetInfo:
     base = "core" if name == "house" else name
     return RulesetInfo(name, "palace", PLAYER_RANGE[base], K.N_ACTIONS, K.observation_size(num_players), num_players,
                        DEFAULT_PLY_CAP, REWARD_BOUNDS[name], VERSIONS.get(name, 0))
-
-
-def all_info(num_players: int = 4) -> dict[str, RulesetInfo]:
-    return {name: ruleset_info(name, num_players) for name in RULESETS}

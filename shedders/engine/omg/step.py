@@ -88,6 +88,8 @@ def deal_nb(s, g, seed, params, counts):
     s.rewards[g] = 0.0
 
 
+# Long on purpose (71 lines): the dispatch of a decision by phase (play, target, choose, discard, give), each
+# branch short and cited; it runs at every step.
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def apply_nb(s, g, a, params, cards, lay):
     n = params[P_NPLAYERS]

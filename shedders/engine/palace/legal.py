@@ -82,6 +82,9 @@ def add_nb(mask, ids, n, a):
     return n + 1
 
 
+# Long on purpose (94 lines): one pass over the phases of the family, each branch a phase's short list of legal
+# actions; it runs at every step and is inlined whole into the entry points, so it is not split into per-phase
+# kernels that would pass the 32-array state between them.
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def legal_mask_nb(s, g, params, mask, ids):
     """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of

@@ -94,6 +94,21 @@ from shedders.engine.rng import rand_below_nb
 # --------------------------------------------------------------------------------------------------------------
 # Applying a play.
 # --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def slap_nb(s, g, p, params):
+    """house "Slap the pile" (R-HOUSE-SLAP): after a burn, a uniformly random other player still in draws a card."""
+    n = params[P_NPLAYERS]
+    others = n_in_nb(s, g, params) - (1 if s.finished[g, p] == 0 else 0)
+    if others > 0:
+        pick = rand_below_nb(s, g, others)
+        for q in range(n):
+            if q != p and s.finished[g, q] == 0:
+                if pick == 0:
+                    draw_one_nb(s, g, q)
+                    break
+                pick -= 1
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def resolve_play_nb(s, g, p, r, k, params):
     """Everything that follows k cards of rank r landing on the pile from player p, in the order of R-PLAY-ORDER:
@@ -113,17 +128,8 @@ def resolve_play_nb(s, g, p, r, k, params):
     skips = 0
     if burned:
         burn_nb(s, g)
-        # house "Slap the pile": a uniformly random other player still in draws a penalty card.
         if params[P_SLAP] != 0:
-            others = n_in_nb(s, g, params) - (1 if s.finished[g, p] == 0 else 0)
-            if others > 0:
-                pick = rand_below_nb(s, g, others)
-                for q in range(n):
-                    if q != p and s.finished[g, q] == 0:
-                        if pick == 0:
-                            draw_one_nb(s, g, q)
-                            break
-                        pick -= 1
+            slap_nb(s, g, p, params)
     else:
         if r == RQ and params[P_REVERSE_Q] != 0:
             # seed 003 "Reverse": each Queen flips the direction; two cancel out.
@@ -239,6 +245,8 @@ def flip_nb(s, g, p, params):
         end_turn_after_pickup_nb(s, g, p, params)
 
 
+# Long on purpose (78 lines): the dispatch of a decision by phase, each branch a call to the kernel of its rule
+# area; inlined whole into the entry points on the per-step hot path.
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def apply_nb(s, g, action, params):
     """Apply one legal action of game g's actor and resolve everything automatic up to the next decision."""

@@ -63,10 +63,9 @@ def copy_game_nb(src, g, dst, d):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def determinize_nb(s, d, viewer, params, pool):
-    """Resample, in row d, every card seat ``viewer`` cannot know, from the row's own stream: the other players'
-    hands beyond their publicly known cards, every face-down card (the owner's too), the draw pile's order and,
-    during setup, the other players' face-up cards. ``pool`` is scratch (int8, at least the card count)."""
+def hidden_cards_nb(s, d, viewer, params, pool):
+    """Collect into ``pool`` every card of row d that seat ``viewer`` cannot know (see ``determinize_nb``), in
+    zone order; returns how many."""
     n = params[P_NPLAYERS]
     setup = s.phase[d] == PH_SETUP
     m = 0
@@ -87,7 +86,14 @@ def determinize_nb(s, d, viewer, params, pool):
     for i in range(s.deck_len[d]):
         pool[m] = s.deck[d, i]
         m += 1
-    for i in range(1, m):  # sort first: the sample then depends only on what the viewer cannot tell apart
+    return m
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def sort_and_shuffle_nb(s, d, pool, m):
+    """Sort pool[:m] first, so the sample depends only on what the viewer cannot tell apart; then shuffle it from
+    row d's own stream (Fisher-Yates)."""
+    for i in range(1, m):
         v = pool[i]
         j = i - 1
         while j >= 0 and pool[j] > v:
@@ -99,6 +105,13 @@ def determinize_nb(s, d, viewer, params, pool):
         t = pool[i]
         pool[i] = pool[j]
         pool[j] = t
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def deal_back_nb(s, d, viewer, params, pool):
+    """Put the shuffled hidden cards back where hidden cards were, zone by zone, in ``hidden_cards_nb``'s order."""
+    n = params[P_NPLAYERS]
+    setup = s.phase[d] == PH_SETUP
     m = 0
     for q in range(n):
         if q != viewer:
@@ -124,6 +137,16 @@ def determinize_nb(s, d, viewer, params, pool):
     for i in range(s.deck_len[d]):
         s.deck[d, i] = pool[m]
         m += 1
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def determinize_nb(s, d, viewer, params, pool):
+    """Resample, in row d, every card seat ``viewer`` cannot know, from the row's own stream: the other players'
+    hands beyond their publicly known cards, every face-down card (the owner's too), the draw pile's order and,
+    during setup, the other players' face-up cards. ``pool`` is scratch (int8, at least the card count)."""
+    m = hidden_cards_nb(s, d, viewer, params, pool)
+    sort_and_shuffle_nb(s, d, pool, m)
+    deal_back_nb(s, d, viewer, params, pool)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

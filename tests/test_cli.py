@@ -1,0 +1,63 @@
+"""One command-line style (shedders/commandline.py): every script's flags come from its Config, each with help
+text and its default; lists are comma separated, booleans --flag / --no-flag."""
+
+import argparse
+import dataclasses
+import importlib
+
+import pytest
+
+import agents
+from shedders.commandline import build_parser, config_from, field_docs
+
+SCRIPTS = ["experiments.tournament", "experiments.skill_luck", "experiments.train_ppo", "experiments.power",
+           "experiments.rating_power", "benchmarks.aec_env", "benchmarks.game_lengths", "benchmarks.run",
+           "benchmarks.train_throughput", "shedders.play"]
+
+
+@pytest.mark.parametrize("module", SCRIPTS)
+def test_every_flag_of_every_script_says_what_it_does_and_its_default(module):
+    cls = importlib.import_module(module).Config
+    docs = field_docs(cls)
+    missing = [f.name for f in dataclasses.fields(cls) if not docs.get(f.name)]
+    assert not missing, f"{module}: fields without a docstring or comment: {missing}"
+    ap = build_parser(cls, description="x")
+    for action in ap._actions:  # argparse keeps its actions here; this test reads them, the code never does
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help and "(default:" in action.help and not action.help.startswith("(default"), action.dest
+
+
+def test_the_parser_reads_lists_bools_and_none_back_into_the_config():
+    from experiments import skill_luck, tournament
+
+    ap = build_parser(tournament.Config)
+    args = ap.parse_args(["--agents", "random,search:budget=8+eps=0.1", "--lineup", "0,1,1,1", "--games", "7"])
+    cfg = config_from(tournament.Config, args)
+    assert cfg == tournament.Config(agents=["random", "search:budget=8+eps=0.1"], lineup=[0, 1, 1, 1], games=7)
+    assert config_from(tournament.Config, ap.parse_args([])) == tournament.Config()
+    ap = build_parser(skill_luck.Config)
+    cfg = config_from(skill_luck.Config, ap.parse_args(["--no-split", "--certify", "--name", "x"]))
+    assert (cfg.split, cfg.certify, cfg.name) == (False, True, "x")
+    with pytest.raises(SystemExit):
+        build_parser(tournament.Config).parse_args(["--lineup", "0,x"])
+
+
+def test_train_ppo_help_shows_the_rulesets_own_defaults(capsys):
+    from experiments import train_ppo
+
+    with pytest.raises(SystemExit):
+        train_ppo.parse_args(["--ruleset", "og", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: 5000; here: 1000)" in out
+
+
+def test_shedders_play_help_lists_every_agent(capsys):
+    from shedders.play import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for name in agents.REGISTRY:
+        assert name in out
+    assert "ppo" in out

@@ -1,0 +1,157 @@
+"""Speed of this checkout against another commit, side by side in one run: the batched engine, the AEC env and the
+cold start, each measured in fresh processes that alternate between the two trees.
+
+    python -m benchmarks.compare --against a467837 --out benchmarks/COMPARE.md
+
+The other commit is checked out in a temporary git worktree (removed at the end); each measurement runs in a new
+Python process whose ``PYTHONPATH`` points at one tree, so both use the same interpreter, libraries and machine
+state. Rounds alternate the order (old first, then new first), and every figure is the median over the rounds.
+A refactor that must not slow anything down is held to: no ruleset slower by more than 5%, cold start no slower.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from shedders.commandline import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
+
+# run in each tree: engine steps/s (sample_legal + step, as benchmarks.run) and AEC env steps/s, by public API only
+MEASURE = r"""
+import json, sys, time
+import numba, numpy as np
+import shedders
+rulesets, batch, seconds, aec_steps = sys.argv[1].split(","), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+out = {"file": shedders.__file__}
+for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+    numba.set_num_threads(threads)
+    for r in rulesets:
+        vg = shedders.VectorGame(r, batch, 4, seed=0)
+        vg.reset()
+        for _ in range(max(3, 2000 // batch)):
+            vg.step(vg.sample_legal(), check=False)
+        t = time.perf_counter(); n = 0
+        while time.perf_counter() - t < seconds:
+            vg.step(vg.sample_legal(), check=False); n += 1
+        out[f"engine {r} {threads}t"] = n * batch / (time.perf_counter() - t)
+numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+for r in rulesets:
+    env = shedders.env(r, 4); rng = np.random.default_rng(0); env.reset(seed=0)
+    t = time.perf_counter()
+    for _ in range(aec_steps):
+        if not env.agents:
+            env.reset()
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    out[f"aec {r}"] = aec_steps / (time.perf_counter() - t)
+print(json.dumps(out))
+"""
+
+COLD = r"""
+import time; t = time.perf_counter()
+import shedders
+e = shedders.env("south_african", 4); e.reset(seed=0); e.last(); e.step(e.unwrapped.legal_actions()[0])
+v = shedders.VectorGame("core", 8, 4); v.reset(); v.step(v.sample_legal())
+print(time.perf_counter() - t)
+"""
+
+
+@dataclass
+class Config:
+    """Compare this checkout's speed with another commit's."""
+
+    against: str = "HEAD~1"
+    """the commit to compare with (checked out in a temporary git worktree)"""
+    rounds: int = 5
+    """measurement rounds per tree (alternating which tree goes first)"""
+    batch: int = 4096
+    """games per VectorGame"""
+    seconds: float = 1.0
+    """timed seconds per ruleset and thread count"""
+    aec_steps: int = 20_000
+    """AEC env steps per ruleset"""
+    cold_rounds: int = 2
+    """cold starts per tree (numba cache emptied: each takes a few minutes on 2 cores)"""
+    out: str | None = None
+    """also write the table as Markdown to this file"""
+
+
+def run_in(tree: Path, code: str, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(tree)
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=tree, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"measurement in {tree} failed:\n{out.stderr}")
+    return out.stdout.strip().splitlines()[-1]
+
+
+def clear_cache(tree: Path) -> None:
+    for d in (tree / "shedders").rglob("__pycache__"):
+        for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
+            f.unlink()
+
+
+def main(argv: list[str] | None = None) -> list[str]:
+    args = build_parser(Config, description=__doc__).parse_args(argv)
+    rev = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    tmp = Path(tempfile.mkdtemp(prefix="shedders-compare-"))
+    old = tmp / "old"
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), rev], cwd=ROOT, check=True)
+    trees = {"old": old, "new": ROOT}
+    try:
+        measure = ",".join(RULESETS), str(args.batch), str(args.seconds), str(args.aec_steps)
+        for name, tree in trees.items():  # compile into each tree's cache first
+            got = json.loads(run_in(tree, MEASURE, ",".join(RULESETS), "64", "0.05", "200"))
+            assert Path(got["file"]).resolve().is_relative_to(tree.resolve()), (name, got["file"])
+        rounds = {"old": [], "new": []}
+        for r in range(args.rounds):
+            for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                rounds[name].append(json.loads(run_in(trees[name], MEASURE, *measure)))
+                print(f"round {r + 1}/{args.rounds} {name} done", file=sys.stderr, flush=True)
+        cold = {"old": [], "new": []}
+        for r in range(args.cold_rounds):
+            for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                clear_cache(trees[name])
+                t = time.perf_counter()
+                run_in(trees[name], COLD)
+                cold[name].append(time.perf_counter() - t)
+                print(f"cold {r + 1}/{args.cold_rounds} {name}: {cold[name][-1]:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
+    keys = [k for k in rounds["old"][0] if k != "file"]
+    lines = [f"# {here} against {rev}, side by side", "",
+             f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per tree "
+             f"(medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
+             f"{os.cpu_count()} cores.", "",
+             f"| measure | {rev} | {here} | new / old |", "|---|---:|---:|---:|"]
+    for k in keys:
+        o = statistics.median(x[k] for x in rounds["old"])
+        n = statistics.median(x[k] for x in rounds["new"])
+        lines.append(f"| {k} steps/s | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
+    if args.cold_rounds:
+        o, n = statistics.median(cold["old"]), statistics.median(cold["new"])
+        lines.append(f"| cold start (AEC south_african + VectorGame core), s | {o:.1f} | {n:.1f} | {n / o:.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return lines
+
+
+if __name__ == "__main__":
+    main()

@@ -45,7 +45,8 @@ REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent}
 
 __all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
-           "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec", "parse_agent"]
+           "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
+           "parse_agent"]
 
 
 def agent_class(name: str, ruleset: str):

@@ -1,9 +1,9 @@
 """``search`` and ``oracle`` for omg: determinized Monte Carlo over the legal decisions, on the omg engine.
 
 The same method as the palace family's ``agents/search.py``: each legal decision is tried in ``budget // legal``
-sampled worlds (the same worlds for every decision), and each world is played on with omg's ``expert`` policy (in
-numba, ``shedders.engine.search.omg_policies.expert_choice_nb``; a uniformly random legal action with probability ``eps``) to its
-end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2 cards
+sampled worlds (the same worlds for every decision), and each world is played on with omg's ``expert`` policy (the
+kernels of ``shedders.engine.search.omg_policies``; a uniformly random legal action with probability ``eps``) to
+its end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2 cards
 per e-fold, on the scale of the real rewards).
 
 Why short rollouts: an omg game is a four-way race decided by many penalty draws, so the outcome of a full rollout

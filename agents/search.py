@@ -6,8 +6,9 @@ keeps everything the deciding player knows (own hand, every face-up card, the ca
 hold because they picked them up, the pile, what left play, sizes of every zone) and resamples the rest: the
 others' unknown hand cards, every face-down card and the draw pile's order. After the action, a rollout plays the
 world to its end with the ``greedy`` policy (a uniformly random legal action with probability ``eps``), in numba;
-``rollout="expert"`` rolls out with ``expert``'s rules instead (``shedders.engine.search.palace_policies.expert_choice_nb``, the
-same choices as ``agents/expert.py``), a better model of a table of ``expert``s.
+``rollout="expert"`` rolls out with ``expert``'s rules instead (``expert_choice_nb`` of
+``shedders.engine.search.palace_policies``, the kernel ``agents/expert.py`` wraps), a better model of a table of
+``expert``s.
 The action with the highest mean reward is chosen. This is "determinized" or "perfect-information Monte Carlo"
 search (Long, Sturtevant, Buro and Furtak, AAAI 2010; Cowling, Powley and Whitehouse, IEEE TCIAIG 2012 for its
 information-set refinement).

@@ -32,7 +32,8 @@ MEASURE = r"""
 import json, sys, time
 import numba, numpy as np
 import shedders
-rulesets, batch, seconds, aec_steps = sys.argv[1].split(","), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+rulesets, batch = sys.argv[1].split(","), int(sys.argv[2])
+seconds, aec_steps = float(sys.argv[3]), int(sys.argv[4])
 out = {"file": shedders.__file__}
 for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
     numba.set_num_threads(threads)
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> list[str]:
                 t = time.perf_counter()
                 run_in(trees[name], COLD)
                 cold[name].append(time.perf_counter() - t)
-                print(f"cold {r + 1}/{args.cold_rounds} {name}: {cold[name][-1]:.0f} s", file=sys.stderr, flush=True)
+                print(f"cold {r + 1}/{args.cold_rounds} {name}: {cold[name][-1]:.0f} s", file=sys.stderr,
+                      flush=True)
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
         shutil.rmtree(tmp, ignore_errors=True)

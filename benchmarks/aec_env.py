@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+import shedders
 from shedders.commandline import build_parser
 
 STARTUP = (
@@ -49,8 +50,6 @@ def aec_rate(make_env, steps: int, seed: int = 0) -> float:
 
 
 def steps_per_second(ruleset: str, num_players: int, steps: int, seed: int) -> float:
-    import shedders
-
     return aec_rate(lambda: shedders.env(ruleset, num_players), steps, seed)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 
 from agents.base import Agent, as_aec_policy, check_batch
+from agents.champion import ChampionAgent
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
@@ -40,12 +41,12 @@ def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when 
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
-              "oracle": OmgOracleAgent, "ppo": _ppo_agent}
+              "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
-            "oracle": OracleAgent, "ppo": _ppo_agent}
+            "oracle": OracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent}
 
-__all__ = ["Agent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY", "SearchAgent",
-           "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
+__all__ = ["Agent", "ChampionAgent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY",
+           "SearchAgent", "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
            "parse_agent"]
 
 

@@ -1,0 +1,81 @@
+"""``agents.make("champion", ruleset=R, num_players=4)``: the strongest agent shipped for R, legal and within its
+time budget per decision; other player counts fall back as documented in agents/champion.py."""
+
+import time
+
+import numpy as np
+import pytest
+
+import agents
+import shedders
+from agents.base import act_in
+from agents.champion import SECONDS_PER_ROLLOUT, search_budget
+from shedders.rules import RULESETS
+
+CHOSEN = {"og": "ppo", "fatality": "ppo", "core": "ppo", "south_african": "ppo", "house": "ppo"}
+
+
+def decisions(agent, ruleset, n, games=40, seed=3):
+    """Play ``games`` decisions of one game at batch 1 with ``agent`` in every seat; the actions and their times."""
+    vg = shedders.VectorGame(ruleset, 1, n, seed=seed)
+    vg.reset()
+    out, times = [], []
+    for _ in range(games):
+        t = time.perf_counter()
+        a = act_in(agent, vg, np.arange(1))
+        times.append(time.perf_counter() - t)
+        assert vg.action_mask[0, a[0]] == 1  # legal
+        out.append(int(a[0]))
+        vg.step(a)
+    return out, times
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_champion_plays_only_legal_actions_within_its_time_budget(ruleset):
+    champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
+    assert champ.chosen == CHOSEN.get(ruleset, f"search:budget={search_budget('omg', 0.01)}")
+    _, times = decisions(champ, ruleset, 4)
+    # the budget is what a decision may cost at batch 1 on the measured machine; 1.5x leaves room for a busy one
+    assert np.median(times[3:]) <= 1.5 * champ.time_budget
+
+
+def test_the_time_budget_buys_the_search_champion_its_rollouts():
+    small = agents.make("champion", ruleset="omg", num_players=4, seed=0, time_budget=0.002)
+    large = agents.make("champion", ruleset="omg", num_players=4, seed=0, time_budget=0.02)
+    assert small.inner.budget == int(0.002 / SECONDS_PER_ROLLOUT["omg"]) < large.inner.budget
+    _, t_small = decisions(small, "omg", 4)
+    _, t_large = decisions(large, "omg", 4)
+    assert np.median(t_small[3:]) <= 1.5 * 0.002 < np.median(t_large[3:])
+
+
+def test_the_champion_is_reproducible_from_its_seed():
+    a = decisions(agents.make("champion", ruleset="omg", num_players=3, seed=5, time_budget=0.002), "omg", 3)[0]
+    b = decisions(agents.make("champion", ruleset="omg", num_players=3, seed=5, time_budget=0.002), "omg", 3)[0]
+    assert a == b
+
+
+def test_other_tables_fall_back_to_the_best_agent_available():
+    assert agents.make("champion", ruleset="core", num_players=3).chosen == "expert"  # no 3-player checkpoint
+    assert agents.make("champion", ruleset="house", num_players=4, rules={"slap": True}).chosen == "expert"
+    assert agents.make("champion", ruleset="omg", num_players=6).chosen.startswith("search:")
+    champ = agents.make("champion", ruleset="fatality", num_players=5, seed=1)
+    decisions(champ, "fatality", 5, games=20)
+
+
+def test_bad_champion_options_are_refused():
+    for bad in (0, -1, 0.0001, 100, "fast", True):
+        with pytest.raises(ValueError, match="time_budget"):
+            agents.make("champion", ruleset="core", num_players=4, time_budget=bad)
+    with pytest.raises(ValueError, match="unknown option 'budget'"):
+        agents.make("champion", ruleset="core", num_players=4, budget=64)
+
+
+def test_shedders_play_takes_the_champion_as_opponent():
+    from shedders.play import main
+
+    out: list[str] = []
+    moves = iter(["ready"] + ["1"] * 4 + ["q"])  # a few moves (champions answer each), then leave: exit code 1
+    assert main(["--ruleset", "core", "--players", "3", "--opponents", "champion", "--seed", "1"],
+                read=lambda prompt: next(moves), write=out.append) == 1
+    assert "seats: player_0=you, player_1=champion, player_2=champion" in out
+    assert any(line.startswith(("player_1 (champion): ", "player_2 (champion): ")) for line in out)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import shedders
 
 PACKAGE = Path(shedders.__file__).resolve().parent
@@ -33,11 +35,13 @@ def splitmix_draw(seed: int, n: int, last_shift: int) -> int:
     return (z >> 11) % n
 
 
-def run(root: Path) -> tuple[int, str]:
+def run(root: Path, cache_dir: Path | None = None) -> tuple[int, str]:
     """The draw, and whether numba loaded sample_legal_nb from its disk cache ("loaded") or compiled and saved it
     ("compiled"), as numba's cache log (NUMBA_DEBUG_CACHE) says."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
     env.update(PYTHONPATH=str(root), NUMBA_DEBUG_CACHE="1")
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr
@@ -49,20 +53,25 @@ def run(root: Path) -> tuple[int, str]:
     return int(value), "loaded" if loaded else "compiled"
 
 
-def test_cache_guard_recompiles_a_kernel_when_only_a_helper_in_another_file_changed(tmp_path):
+@pytest.mark.parametrize("where", ["beside the sources", "NUMBA_CACHE_DIR"])
+def test_cache_guard_recompiles_a_kernel_when_only_a_helper_in_another_file_changed(tmp_path, where):
+    cache = tmp_path / "numba-cache" if where == "NUMBA_CACHE_DIR" else None
     root = tmp_path / "copy"
     shutil.copytree(PACKAGE, root / "shedders", ignore=shutil.ignore_patterns("__pycache__"))
     before = splitmix_draw(12345, 1000, 31)
     after = splitmix_draw(12345, 1000, 29)
     assert before != after  # the edit below changes the draw
 
-    assert run(root) == (before, "compiled")  # and cached
-    assert run(root) == (before, "loaded")  # the disk cache is in use
+    assert run(root, cache) == (before, "compiled")  # and cached
+    assert run(root, cache) == (before, "loaded")  # the disk cache is in use
 
     rng = root / "shedders" / "engine" / "rng.py"
     text = rng.read_text()
     assert text.count("return z ^ (z >> np.uint64(31))") == 1
     rng.write_text(text.replace("return z ^ (z >> np.uint64(31))", "return z ^ (z >> np.uint64(29))"))
     # batch.py is unchanged, so numba alone would load its stale machine code (and print `before`)
-    assert run(root) == (after, "compiled")
-    assert run(root) == (after, "loaded")  # and the new code is cached in its turn
+    assert run(root, cache) == (after, "compiled")
+    assert run(root, cache) == (after, "loaded")  # and the new code is cached in its turn
+    if cache is not None:  # the kernels were cached there, not beside the sources
+        assert list(cache.rglob("batch.sample_legal_nb-*.nbi"))
+        assert not list((root / "shedders").rglob("batch.sample_legal_nb-*.nbi"))

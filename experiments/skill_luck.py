@@ -743,16 +743,14 @@ def _n(x: float | None) -> str:
 def plot(report: dict, path: Path) -> None:
     """Relative skill with intervals, win rate in a field of random, games to lead and variance shares, one panel
     each, the rulesets side by side."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: a library must not pick (or change) the user's backend
 
     rs = report["rulesets"]
     names = [r["ruleset"] for r in rs]
     x = np.arange(len(rs))
     fld = report["config"]["field_agent"]
-    fig, axes = plt.subplots(1, 4, figsize=(18, 3.8))
+    fig = Figure(figsize=(18, 3.8))
+    axes = fig.subplots(1, 4)
     ax = axes[0]
     for off, key in ((-0.15, fld), (0.15, "random")):
         vals = [r["relative_skill"].get(key) for r in rs]
@@ -799,7 +797,6 @@ def plot(report: dict, path: Path) -> None:
     fig.suptitle(f"skill and luck, {report['config']['players']} players")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def run(cfg: Config, progress: bool = True, command: str = "") -> dict:

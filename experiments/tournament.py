@@ -375,13 +375,11 @@ def table(summary: dict) -> str:
 
 
 def plot(summary: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: a library must not pick (or change) the user's backend
 
     rows = sorted(summary["agents"], key=lambda r: r["mu"])
-    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.45 * len(rows)))
+    fig = Figure(figsize=(6, 0.5 + 0.45 * len(rows)))
+    ax = fig.subplots()
     y = np.arange(len(rows))
     mu = np.array([r["mu"] for r in rows])
     ax.errorbar(mu, y, xerr=1.96 * np.array([r["sigma"] for r in rows]), fmt="o", capsize=4)
@@ -391,7 +389,6 @@ def plot(summary: dict, path: Path) -> None:
     ax.set_title(f"{cfg['ruleset']}, {cfg['players']} players, {summary['games']} games")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def write_outputs(summary: dict, run_dir: Path) -> None:

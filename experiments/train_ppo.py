@@ -605,16 +605,14 @@ def _log(path: Path, row: dict, writer, prefix: str = "train/") -> None:
 
 def plot_curve(run_dir: Path) -> None:
     """learning_curve.png: rewards against each opponent, and evaluation rewards, by engine steps."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: a library must not pick (or change) the user's backend
 
     path = run_dir / "progress.csv"
     if not path.exists():
         return
     rows = list(csv.DictReader(open(path)))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    fig = Figure(figsize=(11, 3.6))
+    axes = fig.subplots(1, 2)
     x = [float(r["global_step"]) for r in rows]
     for key in rows[-1]:
         if key.startswith("reward_vs_") and not key.startswith("reward_vs_snapshot"):
@@ -640,9 +638,10 @@ def plot_curve(run_dir: Path) -> None:
         axes[1].set_ylabel("mean reward in evaluation tournaments")
         if axes[1].get_legend_handles_labels()[0]:
             axes[1].legend(fontsize=7)
+    for ax in axes:  # millions of steps: one exponent per axis, so the tick labels do not run into each other
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
     fig.tight_layout()
     fig.savefig(run_dir / "learning_curve.png", dpi=110)
-    plt.close(fig)
 
 
 def _shown(value) -> str:

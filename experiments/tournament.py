@@ -423,7 +423,8 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
 def check(cfg: Config) -> None:
     """Every setting checked before anything is written or played: ``ValueError`` names the bad one. Each agent is
     built once here, so an unknown option or a bad value is refused now, not when the games start."""
-
+    if cfg.backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError("backend ray needs Ray, which is an extra: pip install -e '.[ray]'")
     shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     if not cfg.agents:
         raise ValueError("agents: give at least one agent")

@@ -244,3 +244,17 @@ def test_ctrl_c_in_training_says_where_the_last_checkpoint_is(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert e.value.code == 130 and "the last checkpoint (update 3) is" in err and "--resume continues" in err
     assert "Traceback" not in err
+
+
+def test_the_ray_backend_without_ray_says_which_extra_to_install(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    from experiments import tournament as T
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
+    with pytest.raises(SystemExit) as e:
+        T.main(["--agents", "random,greedy", "--games", "2", "--out", str(tmp_path), "--backend", "ray", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and "pip install -e '.[ray]'" in err[-1]
+    assert not any(tmp_path.iterdir())  # refused before anything was written

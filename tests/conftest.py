@@ -78,6 +78,15 @@ def conserved(env) -> bool:
     return bool((tot == env.rules.deck_counts()).all())
 
 
+def pytest_report_header(config):
+    """Shown before the tests start (pytest captures what is printed at import): whether the kernels compile now."""
+    from shedders.engine.cache import cached_kernels
+
+    n = cached_kernels()
+    return (f"numba kernels cached: {n}" if n else "numba kernels cached: none; the first tests compile them (a few "
+            "minutes on two cores; the output sits still meanwhile)")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def warm_kernels():
     """Compile (or load from numba's cache) every kernel once, before the timed part of any test."""

@@ -75,3 +75,17 @@ def test_cache_guard_recompiles_a_kernel_when_only_a_helper_in_another_file_chan
     if cache is not None:  # the kernels were cached there, not beside the sources
         assert list(cache.rglob("batch.sample_legal_nb-*.nbi"))
         assert not list((root / "shedders").rglob("batch.sample_legal_nb-*.nbi"))
+
+
+def test_a_first_run_says_that_the_kernels_compile_and_later_runs_do_not(tmp_path):
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "shedders", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+    env["PYTHONPATH"] = str(root)
+    said = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr
+        said.append("no numba kernel is cached yet" in out.stderr)
+    assert said == [True, False]

@@ -56,6 +56,34 @@ def cache_dir(source_dir: Path) -> Path | None:
     return None
 
 
+def engine_dirs() -> list[Path]:
+    return sorted({p.parent for p in ENGINE_DIR.rglob("*.py")})
+
+
+def cached_kernels() -> int:
+    """How many engine kernels numba has cached (index files in the engine's cache folders): 0 on first use, when
+    every kernel compiles as it is first called (a few minutes in all on two cores)."""
+    n = 0
+    for src in engine_dirs():
+        where = cache_dir(src)
+        if where is not None and where.is_dir():
+            stems = {p.stem for p in src.glob("*.py")}
+            n += sum(1 for f in where.glob("*.nbi") if f.name.split(".")[0] in stems)
+    return n
+
+
+COMPILING = ("shedders: no numba kernel is cached yet, so each compiles on its first call (a few minutes in all on "
+             "two cores, once; later runs load them from the cache)")
+
+
+def notice_if_cold(stream) -> bool:
+    """Print COMPILING to ``stream`` when nothing is cached; returns whether it did."""
+    if cached_kernels():
+        return False
+    print(COMPILING, file=stream, flush=True)
+    return True
+
+
 def guard() -> bool:
     """Clear the engine's cached kernels wherever their stamp is not the current sources' hash.
 
@@ -63,8 +91,7 @@ def guard() -> bool:
     not cache there either."""
     digest = source_hash()
     cleared = False
-    dirs = sorted({p.parent for p in ENGINE_DIR.rglob("*.py")})
-    for src in dirs:
+    for src in engine_dirs():
         where = cache_dir(src)
         if where is None:
             continue

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from shedders.envs import env, raw_env, register
 from shedders.envs.palace_env import PalaceEnv
+from shedders.gym import register_gymnasium_ids
 from shedders.match import Match
 from shedders.rules import RULESETS, make_rules
 from shedders.vector import VectorGame, game_seeds
@@ -16,3 +17,4 @@ __version__ = "0.1.0"
 __all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "VectorGame", "game_seeds", "make_rules"]
 
 register()
+register_gymnasium_ids()

@@ -27,7 +27,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from shedders.engine.palace.layout import N_ACTIONS, observation_size
-from shedders.envs.palace_env import PalaceEnv
+from shedders.envs.palace_env import VERSIONS, PalaceEnv
 from shedders.rules import make_rules
 from shedders.vector import VectorGame
 
@@ -249,3 +249,17 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         return self.game.action_mask.astype(bool)
+
+
+def register_gymnasium_ids() -> None:
+    """Register ``shedders/<ruleset>-single-v<N>`` (the palace rulesets; N is the AEC env's version) with gymnasium,
+    so that gymnasium's tools find the single-agent views: ``gymnasium.make("shedders/core-single-v0",
+    num_players=4)`` builds a ``SingleAgentEnv``, ``gymnasium.make_vec("shedders/core-single-v0", num_envs=64)`` a
+    ``VectorSingleAgentEnv``. Importing ``shedders`` registers them."""
+    from gymnasium.envs.registration import register, registry
+
+    for ruleset in ("og", "fatality", "core", "south_african", "house"):
+        env_id = f"shedders/{ruleset}-single-v{VERSIONS.get(ruleset, 0)}"
+        if env_id not in registry:
+            register(env_id, entry_point="shedders.gym:SingleAgentEnv",
+                     vector_entry_point="shedders.gym:VectorSingleAgentEnv", kwargs={"ruleset": ruleset})

@@ -59,6 +59,7 @@ def shithead_rate(ruleset, hero, field, steps, seed, n=4, batch=256):
     return losses / max(ends, 1), ends
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ruleset", ["core", "south_african", "fatality"])
 def test_greedy_is_the_shithead_less_often_than_random(ruleset):
     n = 4
@@ -122,6 +123,7 @@ def test_expert_completes_a_four_of_a_kind_burn():
     assert env.action_names[policy(env, "player_0")] == "play 2x9"  # greedy would shed the 4
 
 
+@pytest.mark.slow
 def test_greedy_wins_og_more_often_than_random():
     """og is winner-take-all: the first player out wins. Greedy's seat is rotated over the batch."""
     n, batch = 4, 256
@@ -239,6 +241,7 @@ def test_search_decides_on_what_it_may_know_only(ruleset, rollout):
     assert checked > 20
 
 
+@pytest.mark.slow
 def test_search_beats_greedy_in_fatality(tmp_path):
     """A small duplicate tournament: search (64 rollouts per decision) collects more reward than greedy."""
     from experiments.tournament import Config, run
@@ -249,6 +252,7 @@ def test_search_beats_greedy_in_fatality(tmp_path):
     assert by["search:budget=64"]["mean_reward"] > by["greedy"]["mean_reward"]
 
 
+@pytest.mark.slow
 def test_an_oracle_that_models_the_field_beats_one_that_models_greedy_against_random_players(tmp_path):
     """The fictive player best-responds to the table it models: against three random players in og, the oracle whose
     rollouts play the others at random scores above the one whose rollouts play them as greedy (which scored below

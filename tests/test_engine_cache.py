@@ -11,6 +11,8 @@ import pytest
 
 import shedders
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 PACKAGE = Path(shedders.__file__).resolve().parent
 M64 = (1 << 64) - 1
 

@@ -9,6 +9,8 @@ import pytest
 import agents
 import shedders
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # Nothing lost, nothing mixed up: tournaments

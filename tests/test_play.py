@@ -10,6 +10,8 @@ import pytest
 
 from shedders import replay as R
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 pexpect = pytest.importorskip("pexpect")
 
 PROMPT = r"your move \[1-(\d+), \? for help\]: "

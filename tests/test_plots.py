@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = """

@@ -15,6 +15,8 @@ import shedders  # noqa: E402
 from agents.ppo import Policy, legal_index, legal_log_probs, load, masked_logits, sample_masked  # noqa: E402
 from experiments import train_ppo as P  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 TINY = ["--num-envs", "8", "--num-steps", "16", "--hidden", "32", "--eval-every", "0", "--eval-deals", "2",
         "--snapshot-every", "1", "--checkpoint-every", "1", "--quiet"]
 

@@ -7,6 +7,8 @@ import pytest
 
 from experiments.rating_power import main, simulate
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 
 def test_a_clear_gap_parts_and_equal_agents_do_not():
     clear = simulate([0.05, 0.45], [2, 2], [200, 8000], ranked="loser", repeats=2)

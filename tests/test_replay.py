@@ -11,6 +11,8 @@ import shedders
 from shedders import replay as R
 from shedders.rules import env_kwargs, make_rules
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 CONFIGS = [
     ("og", 4, {}), ("og", 6, {}), ("fatality", 4, {}), ("fatality", 3, {"rules": {"swap_phase": False}}),
     ("core", 4, {}), ("south_african", 5, {}),

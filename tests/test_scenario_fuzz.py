@@ -11,11 +11,14 @@ import copy
 import os
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import shedders
 from test_hardening import snapshot
+
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
 
 FUZZ = settings(max_examples=int(os.environ.get("SHEDDERS_FUZZ", "1000")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

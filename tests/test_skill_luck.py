@@ -19,6 +19,8 @@ import pytest
 
 from experiments import skill_luck as S
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 N, M = 4, 3
 QUALITY = {"beginner": 0.0, "expert": 1.0, "fictive": 1.0}
 

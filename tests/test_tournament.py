@@ -10,6 +10,8 @@ import pytest
 
 from experiments import tournament as T
 
+pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
+
 
 def test_every_deal_is_played_in_every_rotation_each_agent_once_in_each_seat():
     cfg = T.Config(ruleset="fatality", players=4, agents=["random", "greedy", "expert", "search"], games=5, seed=3)

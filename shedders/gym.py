@@ -102,9 +102,13 @@ class SingleAgentEnv(gymnasium.Env):
     def _learner_agent(self) -> str:
         return f"player_{self.learner}"
 
+    def _learner_out(self) -> bool:
+        """The learner went out (PettingZoo terminates it at once, and drops it once stepped with None)."""
+        agent = self._learner_agent()
+        return agent not in self.env.terminations or self.env.terminations[agent]
+
     def _learner_done(self) -> bool:
-        env, agent = self.env, self._learner_agent()
-        return env.game_over or agent not in env.terminations or env.terminations[agent]
+        return self.env.game_over or self._learner_out()
 
     def _apply(self, action: int) -> float:
         self.env.step(action)
@@ -158,10 +162,6 @@ class SingleAgentEnv(gymnasium.Env):
         if env.game_over:
             info["placing"] = env.placing()
         return self._observation(), reward, terminated, truncated, info
-
-    def _learner_out(self) -> bool:
-        agent = self._learner_agent()
-        return agent not in self.env.terminations or self.env.terminations[agent]
 
     def render(self):
         return self.env.render_text(seat=self.learner)

@@ -1,7 +1,8 @@
-"""The ``shedders`` command: ``shedders play``, ``shedders replay FILE``, ``shedders demo``.
+"""The ``shedders`` command: ``shedders play``, ``shedders replay FILE``, ``shedders serve``, ``shedders demo``.
 
     shedders play --ruleset core --players 4 --opponents expert,search --seed 7 --save game.jsonl
     shedders replay game.jsonl --step
+    shedders serve                  # the web app: play, watch and replay in the browser
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from shedders import replay as R
 from shedders.demo import main as demo_main
 from shedders.play import main as play_main
+from shedders.web.serve import main as serve_main
 
 
 def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
@@ -72,9 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {"play": "a game in the terminal against the agents",
                 "replay": "step through a saved game",
+                "serve": "the web app: play, watch and replay games in the browser",
                 "demo": "a seeded game between built-in players"}
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
-        print("usage: shedders {play,replay,demo} [options]   (shedders COMMAND --help for each)\n")
+        print("usage: shedders {play,replay,serve,demo} [options]   (shedders COMMAND --help for each)\n")
         for c, what in commands.items():
             print(f"  {c:<7} {what}")
         if argv and argv[0] not in ("-h", "--help"):
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             return play_main(rest)
         if cmd == "replay":
             return replay_main(rest)
+        if cmd == "serve":
+            return serve_main(rest)
         demo_main(rest)
         return 0
     except KeyboardInterrupt:  # Ctrl-C outside a game (while loading, or stepping through a replay)

@@ -3,9 +3,11 @@
 The human seat sees exactly what that seat may see (the renderer never shows a hidden card): its own hand, every
 face-up card, face-down counts, the pile and its constraint, the draw pile, and the cards opponents are publicly
 known to hold. Legal actions come as a numbered menu; type the number (or the action's name). Anything else is
-refused and asked again; the game never changes on bad input. Opponents' moves are printed as they happen, except
-moves the table would not see: swaps and covers during setup, and a ``pass`` on a sneak offer or a Joker counter
-(only players who hold the card are asked, so a pass would give their hand away).
+refused and asked again; the game never changes on bad input. Every move is told in plain sentences as it happens,
+with what followed (a burn, a skip, who draws, a penalty and why; ``shedders.explain``), except moves the table
+would not see: swaps and covers during setup, and a ``pass`` on a sneak offer or a Joker counter (only players who
+hold the card are asked, so a pass would give their hand away). ``?`` shows the ruleset's rules in short and what
+the current decision asks.
 
 ``--save FILE`` writes the game as a replay (JSON lines, see ``shedders.replay``), also when the game is left
 early; ``shedders replay FILE`` steps through it.
@@ -17,16 +19,16 @@ import argparse
 import os
 import re
 import sys
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import agents
 import shedders
 from shedders.commandline import build_parser as build_config_parser
+from shedders.explain import action_label, explain_step, rules_text
 from shedders.replay import Recorder
 
-HELP = "type the number of a move (or its name); 't' shows the table again, 'q' leaves the game"
+HELP = "type the number of a move (or its name); 't' shows the table again, '?' the rules, 'q' leaves the game"
 
 
 @dataclass
@@ -60,38 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 
-def _public(phase: str, name: str, ruleset: str = "core") -> bool:
-    """Whether the table sees an opponent's move (see the module docstring). Every omg move is public (Hera's
-    cards are dealt unseen, but to whom is seen)."""
-    if ruleset == "omg":
-        return True
-    if phase == "setup" and name != "ready":
-        return False
-    if phase in ("sneak", "counter") and name == "pass":
-        return False
-    return True
-
-
 def _table(env, seat: int) -> str:
     return "\n".join(line for line in env.render_text(seat=seat).splitlines() if not line.startswith("legal: "))
-
-
-def _flip_result(before: dict, after: dict, seat: int) -> str:
-    """What a blind flip turned up: the card that left the face-down cards, and whether it went on the pile."""
-    gone = Counter(before["players"][seat]["face_down"]) - Counter(after["players"][seat]["face_down"])
-    card = next(iter(gone), "?")
-    picked = len(after["players"][seat]["hand"]) > len(before["players"][seat]["hand"])
-    return f"flipped {card}" + (": it does not go, the pile is picked up" if picked else "")
 
 
 def choose(env, seat: int, read=input, write=print) -> int | None:
     """Ask the human for a legal action; returns its id, or None when they leave ('q' or end of input)."""
     legal = env.legal_actions()
     names = [env.action_names[a] for a in legal]
+    state = env.state_dict()
+    labels = [action_label(env.rules, state, name) for name in names]
     write("\n" + _table(env, seat))
+    write(f"now: {env.constraint}")
     write("your moves:")
-    for i, name in enumerate(names, 1):
-        write(f"  {i:>2}) {name}")
+    for i, label in enumerate(labels, 1):
+        write(f"  {i:>2}) {label}")
     while True:
         try:
             text = read(f"your move [1-{len(legal)}, ? for help]: ").strip()
@@ -100,6 +85,8 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
         if text in ("q", "quit", "exit"):
             return None
         if text in ("?", "h", "help"):
+            write(rules_text(env.rules))
+            write(f"now: {env.constraint}")
             write(HELP)
             continue
         if text in ("t", "table"):
@@ -107,6 +94,8 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
             continue
         if text in names:
             return legal[names.index(text)]
+        if text in labels:
+            return legal[labels.index(text)]
         if not re.fullmatch(r"-?[0-9]{1,9}", text):  # ASCII digits only: not '²', '--1' or 5,000 digits
             if text in env.action_names:
                 write(f"'{text}' is not legal now; choose 1-{len(legal)}")
@@ -193,24 +182,20 @@ def _play(env, rec, args, policies, labels, read, write) -> bool:
             rec.step(None)
             continue
         seat = env.seat(agent)
-        phase = env.phase
         before = env.state_dict()
         if seat == args.seat:
             action = choose(env, seat, read, write)
             if action is None:
                 left = True
                 break
-            who = "you"
         else:
             action = policies[seat](env, agent)
-            who = f"player_{seat} ({labels[seat]})"
         name = env.action_names[action]
         rec.step(action)
-        if seat == args.seat or _public(phase, name, args.ruleset):
-            extra = f" - {_flip_result(before, env.state_dict(), seat)}" if name == "flip" else ""
-            write(f"{who}: {name}{extra}")
-        if phase == "setup" and env.phase != "setup":
-            write("setup is over: play begins")
+        said = explain_step(env.rules, before, env.state_dict(), seat, name, args.seat)
+        if said:
+            said[0] = said[0].replace(f"player_{seat} ", f"player_{seat} ({labels[seat]}) ", 1)
+            write("; ".join(said))
     if left:
         write("\nyou left the game.")
     else:

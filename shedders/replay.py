@@ -125,22 +125,28 @@ class Replay:
     def save(self, path, pending_end: dict | None = None) -> Path:
         """Write the replay as JSON lines with the digest chain, atomically (a temp file, then a rename).
         ``pending_end`` is written as the end line of a game not finished yet (the replay itself is unchanged)."""
-        end = self.end or pending_end
-        if end is None:
-            raise ValueError("a replay needs its end line: call finish() first, or pass pending_end")
+        text = self.dumps(pending_end)
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        prev = ""
         with open(tmp, "w", encoding="utf-8") as f:
-            for line in [self.header, *self.steps, end]:
-                line = {k: v for k, v in line.items() if k != "chain"}
-                if line["type"] == "header":
-                    line["format"] = FORMAT
-                prev = line["chain"] = chain_digest(prev, line)
-                f.write(json.dumps(line, default=_jsonable) + "\n")
+            f.write(text)
         os.replace(tmp, path)
         return path
+
+    def dumps(self, pending_end: dict | None = None) -> str:
+        """The replay as the text of a replay file (JSON lines with the digest chain); see :meth:`save`."""
+        end = self.end or pending_end
+        if end is None:
+            raise ValueError("a replay needs its end line: call finish() first, or pass pending_end")
+        prev, out = "", []
+        for line in [self.header, *self.steps, end]:
+            line = {k: v for k, v in line.items() if k != "chain"}
+            if line["type"] == "header":
+                line["format"] = FORMAT
+            prev = line["chain"] = chain_digest(prev, line)
+            out.append(json.dumps(line, default=_jsonable) + "\n")
+        return "".join(out)
 
 
 def end_line(placing, rewards, truncated: bool, over: bool, decisions: int) -> dict:
@@ -164,23 +170,34 @@ def load(path) -> Replay:
     """Read a replay file and check its form and digest chain; ``ReplayError`` says what is wrong with a malformed,
     edited or incomplete one (cut short: no end line)."""
     path = Path(path)
-    lines = []
     try:
         with open(path, encoding="utf-8") as f:
-            for i, text in enumerate(f, 1):
-                if not text.strip():
-                    continue
-                try:
-                    line = json.loads(text)
-                except json.JSONDecodeError as e:
-                    raise ReplayError(f"{path}:{i}: not JSON ({e.msg})") from None
-                if not isinstance(line, dict):
-                    raise ReplayError(f"{path}:{i}: a replay line is a JSON object, got {type(line).__name__}")
-                lines.append((i, line))
+            return _parse(f, str(path))
     except UnicodeDecodeError as e:
         raise ReplayError(f"{path}: not a text file in UTF-8 (byte {e.start})") from None
     except IsADirectoryError:
         raise ReplayError(f"{path}: is a directory") from None
+
+
+def loads(text: str, where: str = "<replay>") -> Replay:
+    """:func:`load` for the text of a replay file (an upload, say); ``where`` names it in messages."""
+    if not isinstance(text, str):
+        raise ReplayError(f"{where}: a replay is text, got {type(text).__name__}")
+    return _parse(text.splitlines(keepends=True), where)
+
+
+def _parse(texts, path: str) -> Replay:
+    lines = []
+    for i, text in enumerate(texts, 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ReplayError(f"{path}:{i}: not JSON ({e.msg})") from None
+        if not isinstance(line, dict):
+            raise ReplayError(f"{path}:{i}: a replay line is a JSON object, got {type(line).__name__}")
+        lines.append((i, line))
     if not lines or lines[0][1].get("type") != "header":
         raise ReplayError(f"{path}: the first line must be the replay header")
     header = lines[0][1]
@@ -339,9 +356,22 @@ class Recorder:
         """Write the game so far; a game not over yet gets an end line with ``"over": false`` (left early)."""
         if self.record is None:
             raise RuntimeError("nothing recorded: call reset() first")
+        return self.record.save(path, pending_end=self._pending_end())
+
+    def dumps(self) -> str:
+        """The game so far as the text of a replay file (what :meth:`save` writes)."""
+        if self.record is None:
+            raise RuntimeError("nothing recorded: call reset() first")
+        return self.record.dumps(pending_end=self._pending_end())
+
+    @property
+    def totals(self) -> list[float]:
+        """Each seat's summed reward so far."""
+        return [float(x) for x in self._totals]
+
+    def _pending_end(self) -> dict:
         raw = self.env.unwrapped
-        pending = end_line(raw.placing(), self._totals, False, False, len(self.record.steps))
-        return self.record.save(path, pending_end=pending)
+        return end_line(raw.placing(), self._totals, False, False, len(self.record.steps))
 
 
 def action_names(rules) -> tuple[str, ...]:

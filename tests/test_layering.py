@@ -1,7 +1,7 @@
 """The house's layers, checked on the source (an AST walk of every import, function-local ones included):
 
-    rules  <  engine  <  envs  <  vector  <  gym, match, replay  <  shedders (the package)  <  agents
-           <  demo, play, cli  <  experiments, benchmarks
+    rules  <  engine  <  envs  <  vector  <  gym, match, replay, explain  <  shedders (the package)  <  agents
+           <  demo, play, cli, web  <  experiments, benchmarks
 
 - no import cycle between modules;
 - no import that points up a layer;
@@ -25,10 +25,10 @@ LAYERS = [  # lowest first; a module belongs to the last prefix it matches
     ("shedders.engine",),
     ("shedders.envs",),
     ("shedders.vector",),
-    ("shedders.gym", "shedders.match", "shedders.replay"),
+    ("shedders.gym", "shedders.match", "shedders.replay", "shedders.explain"),
     ("shedders",),
     ("agents",),
-    ("shedders.demo", "shedders.play", "shedders.cli", "shedders.__main__"),
+    ("shedders.demo", "shedders.play", "shedders.cli", "shedders.__main__", "shedders.web"),
     ("experiments", "benchmarks"),
 ]
 KERNEL_FREE_FROM = 4  # the first layer above envs and vector

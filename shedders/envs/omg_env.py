@@ -9,7 +9,7 @@ from shedders.engine import omg as O
 from shedders.envs import omg_state
 from shedders.envs.actions import omg_action_names as action_names
 from shedders.envs.base import OrderEnforcing, ShedEnv, as_action_id, layout_slices, layout_table, scenario_option
-from shedders.envs.render import render_omg
+from shedders.envs.render import omg_constraint, render_omg
 from shedders.envs.scenario import commit
 from shedders.rules import OmgRules, make_rules
 
@@ -130,6 +130,11 @@ class OmgEnv(ShedEnv):
     def placing(self) -> list[int]:
         w = int(self._state.winner[0])
         return [w] if w >= 0 else []
+
+    @property
+    def constraint(self) -> str:
+        """What the pile's top asks, in words (as the rendered table says it)."""
+        return omg_constraint(self._state, self.rules)
 
     def render_text(self, seat: int | None = None) -> str:
         return render_omg(self._state, self.rules, self._params, self._cards, self._lay, seat)

@@ -9,7 +9,7 @@ from shedders.engine import palace as K
 from shedders.envs import palace_state
 from shedders.envs.actions import ACTION_IDS, ACTION_NAMES
 from shedders.envs.base import OrderEnforcing, ShedEnv, as_action_id, layout_slices, layout_table, scenario_option
-from shedders.envs.render import render_palace
+from shedders.envs.render import palace_constraint, render_palace
 from shedders.envs.scenario import commit
 from shedders.rules import PalaceRules, make_rules
 
@@ -185,6 +185,12 @@ class PalaceEnv(ShedEnv):
                 raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {q!r}")
         K.losers_tax_nb(self._state, 0, int(loser), int(winner), self._params)
         K.legal_mask_nb(self._state, 0, self._params, self._mask, self._ids)
+
+    @property
+    def constraint(self) -> str:
+        """What the decision now asks, in words: the pile's constraint ("play 9 or higher (or a wild)") or, in the
+        phases the pile does not decide, the decision itself (an og 3: "pick up the pile (a 3 was played)")."""
+        return palace_constraint(self._state, self.rules, self._params)
 
     def render_text(self, seat: int | None = None) -> str:
         """The table as seat ``seat`` (default: the player deciding now) sees it."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from shedders.engine import omg as O
 from shedders.engine import palace as K
+from shedders.engine.palace.deal import open_rank_nb
 from shedders.envs.actions import ACTION_NAMES, omg_action_names
 from shedders.rules.omg import COLORS, GODS
 
@@ -13,6 +14,40 @@ from shedders.rules.omg import COLORS, GODS
 def _cards(counts) -> str:
     cards = [K.RANK_NAMES[r] for r in range(K.R) for _ in range(int(counts[r]))]
     return " ".join(cards) if cards else "-"
+
+
+def palace_constraint(s, rules, params, g: int = 0) -> str:
+    """What the pile asks of the player deciding now, in words: "play 9 or higher (or a wild)", "anything goes",
+    or, in the phases where the pile does not decide, what the decision is (an og 3 or a Joker: pick up)."""
+    phase = s.phase[g]
+    if phase == K.PH_OVER:
+        return "the game is over"
+    if phase == K.PH_SETUP:
+        return "setup: swap cards between your hand and your face-up cards, then ready" if rules.family != K.FAM_OG \
+            else "setup: choose your covers (face-up cards)"
+    if phase == K.PH_EAT:
+        why = "a 3 was played" if rules.family == K.FAM_OG else "the Joker punishes you"
+        return f"pick up the pile ({why})"
+    if phase == K.PH_NOMINATE:
+        return "an ace: nominate a player, who must answer it"
+    if phase == K.PH_ANSWER:
+        return "you are nominated: answer with a 2, 5, A or Joker, or pick up the pile"
+    if phase == K.PH_COUNTER:
+        return "a Joker punishes a player: counter it with your own Joker, or pass"
+    if phase == K.PH_SNEAK:
+        return f"not your turn: you may sneak {K.RANK_NAMES[s.win_rank[g]]} onto the pile, or pass"
+    if phase == K.PH_NAME:
+        return "you flipped a Joker blind: name the rank it stands for"
+    if phase == K.PH_OPEN:
+        return f"open the game: play one or more {K.RANK_NAMES[open_rank_nb(s, g, params)]}s"
+    rule, top = K.pile_state_nb(s, g, params)
+    if rule == K.RULE_ANY:
+        return "anything goes"
+    if rule == K.RULE_LT7:
+        return "play under 7 (or a wild)"
+    if rule == K.RULE_LE7:
+        return "play 7 or lower (or a wild)"
+    return f"play {K.RANK_NAMES[top]} or higher (or a wild)"
 
 
 def render_palace(s, rules, params, seat: int | None = None, last_loser: int | None = None) -> str:
@@ -37,14 +72,7 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
         K.RANK_NAMES[r] if r == a else f"{K.RANK_NAMES[r]}:{K.RANK_NAMES[a]}"
         for r, a in zip(s.pile[g, : s.pile_len[g]], s.pile_as[g, : s.pile_len[g]])
     ]
-    if rule == K.RULE_ANY:
-        constraint = "anything goes"
-    elif rule == K.RULE_LT7:
-        constraint = "play under 7 (or a wild)"
-    elif rule == K.RULE_LE7:
-        constraint = "play 7 or lower (or a wild)"
-    else:
-        constraint = f"play {K.RANK_NAMES[top]} or higher (or a wild)"
+    constraint = palace_constraint(s, rules, params)
     shown = " ".join(pile[-8:]) if pile else "empty"
     if len(pile) > 8:
         shown = "... " + shown
@@ -98,6 +126,14 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
     return "\n".join(lines)
 
 
+def omg_constraint(s, rules, g: int = 0) -> str:
+    """What the pile's top asks, in words: "match Zeus Fire 2 by number or god" (any card may be played; one that
+    does not match costs a penalty)."""
+    if s.phase[g] == O.PH_OVER:
+        return "the game is over"
+    return f"match {rules.deck.names()[s.pile[g, s.pile_len[g] - 1]]} by number or god (or take a penalty)"
+
+
 def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
     """Render omg game 0 from ``seat``'s view (default: the player deciding now): own hand, hand sizes, the pile's
     top and the powered cards below it, deck size, Apollo's revealed card, lost turns, the pending choice."""
@@ -112,7 +148,7 @@ def render_omg(s, rules, params, cards, lay, seat: int | None = None) -> str:
     shown = ", ".join(pile[-4:])
     if len(pile) > 4:
         shown = "..., " + shown
-    lines.append(f"pile ({len(pile)}): {shown}  <- match {names[s.pile[g, s.pile_len[g] - 1]]} by number or god")
+    lines.append(f"pile ({len(pile)}): {shown}  <- {omg_constraint(s, rules)}")
     h = O.hermes_copy_nb(s, g, cards)
     extra = f"; a Hermes would copy {GODS[h]}" if h >= 0 else "; a Hermes would copy nothing"
     lines.append(f"deck: {s.deck_len[g]}{extra}")

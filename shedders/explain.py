@@ -51,13 +51,14 @@ def view(rules, state: dict, viewer: int | None) -> dict:
             "finished": p["finished"],
         })
     actor = state["current_player"]
+    # who is asked in a sneak or counter window is private (only holders are asked); that the window is open is not
     private = state["phase"] in PRIVATE_WINDOWS and viewer is not None and actor != viewer
     return {
         "family": "palace", "ruleset": rules.name, "viewer": viewer, "num_players": rules.num_players,
-        "phase": "play" if private else state["phase"],
-        "actor": state["turn"] if private else actor, "turn": state["turn"], "direction": state["direction"],
+        "phase": state["phase"],
+        "actor": None if private else actor, "turn": state["turn"], "direction": state["direction"],
         "pile": list(state["pile"]), "out_of_play": list(state["out_of_play"]), "deck": len(state["deck"]),
-        "players": players, "placing": list(state["placing"]), "target": None if private else state["target"],
+        "players": players, "placing": list(state["placing"]), "target": state["target"],
         "plies": state["plies"], "over": state["phase"] == "over",
     }
 
@@ -105,6 +106,8 @@ def _shithead(rules, v: dict) -> int | None:
 
 
 def _waiting(v: dict) -> str:
+    if v["actor"] is None:
+        return "waiting: the players holding the card may play it"
     return f"waiting for player_{v['actor']}"
 
 
@@ -116,7 +119,7 @@ def _window(v: dict) -> str | None:
     if v["phase"] == "counter":
         return f"a Joker punishes player_{v['target']}: it may be countered with a Joker"
     if v["phase"] == "sneak":
-        return "sneak window: you may sneak a card of the rank just played"
+        return "sneak window: any other player holding the rank just played may sneak it"
     return None
 
 

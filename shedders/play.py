@@ -19,6 +19,7 @@ import argparse
 import os
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,7 +74,6 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
     state = env.state_dict()
     labels = [action_label(env.rules, state, name) for name in names]
     write("\n" + _table(env, seat))
-    write(f"now: {env.constraint}")
     write("your moves:")
     for i, label in enumerate(labels, 1):
         write(f"  {i:>2}) {label}")
@@ -85,7 +85,7 @@ def choose(env, seat: int, read=input, write=print) -> int | None:
         if text in ("q", "quit", "exit"):
             return None
         if text in ("?", "h", "help"):
-            write(rules_text(env.rules))
+            write(textwrap.fill(rules_text(env.rules), width=100))
             write(f"now: {env.constraint}")
             write(HELP)
             continue

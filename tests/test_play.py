@@ -78,8 +78,10 @@ def test_a_human_plays_a_whole_game_in_a_terminal(ruleset, opponents, seed, tmp_
     text = "".join(transcript) + result
     assert "result: out in order" in result or "truncated" in result
     # opponents' hidden moves never show: swaps and covers during setup, passes on sneak offers
-    assert not re.search(r"player_\d \([^)]*\): (swap|cover) ", text)
-    assert not re.search(r"player_\d \([^)]*\): pass", text)
+    assert not re.search(r"player_\d \([^)]*\) (swaps|puts) ", text)
+    assert not re.search(r"player_\d \([^)]*\) passes", text)
+    # but their public moves are told, with what followed
+    assert re.search(r"player_\d \([^)]*\) (plays|picks up|flips|opens) ", text)
     # the saved replay holds every decision, the human's first one being the one typed after the bad input
     rep = R.load(save)
     assert rep.header["players"][0] == "human" and rep.header["seed"] == seed
@@ -140,7 +142,7 @@ def test_the_readme_screen_capture_is_a_real_game():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     capture = re.search(r"--seed 2 --save my_game.jsonl\n```\n\n```text\n(.*?)```", readme, re.S).group(1)
     out: list[str] = []
-    answers = iter(["1", "1", "1", "x", "1", "1", "q"])
+    answers = iter(["1", "1", "1", "x", "?", "1", "1", "q"])
 
     def read(prompt):
         answer = next(answers)
@@ -169,3 +171,39 @@ def test_every_ruleset_plays_to_the_end_in_the_terminal_game(ruleset, players, e
                  "--save", str(save), *extra], read=read, write=out.append) == 0
     assert any(line.startswith("result: ") for line in out)
     assert R.verify(save) == len(R.load(save).steps)
+
+
+def test_help_shows_the_rules_in_short_and_what_the_decision_asks():
+    import shedders
+    from shedders.play import choose
+
+    env = shedders.raw_env("og", 3)
+    env.reset(options={"scenario": {"ruleset": "og", "current_player": 0, "phase": "play",
+                                    "players": [{"hand": ["3", "4"]}, {"hand": ["J", "5"]}, {"hand": ["9"]}],
+                                    "pile": ["A"]}})
+    env.step(env.action_id("play 1x3"))
+    out: list[str] = []
+    answers = iter(["?", "1"])
+    a = choose(env, 1, read=lambda _: next(answers), write=out.append)
+    assert env.action_names[a] == "pickup"
+    text = "\n".join(out)
+    assert "3 on anything: it leaves play and the next player must pick up the pile" in text.replace("\n", " ")
+    assert "now: pick up the pile (a 3 was played)" in text
+    assert "-> pick up the pile (a 3 was played)" in text  # the pile line says it too, not "play A or higher"
+
+
+def test_omg_targets_name_the_player_in_the_menu():
+    import shedders
+    from shedders.play import choose
+
+    env = shedders.raw_env("omg", 3)
+    env.reset(options={"scenario": {"ruleset": "omg", "current_player": 0, "phase": "play",
+                                    "players": [{"hand": ["Zeus Fire 2*", "Hera Leaf 4"]}, {"hand": ["Ares Fire 3"]},
+                                                {"hand": ["Hestia Leaf 3"]}],
+                                    "pile": ["Athena Fire 2"], "deck": ["Apollo Leaf 2", "Hermes Wave 4"]}})
+    env.step(env.action_id("play Zeus Fire 2*"))
+    out: list[str] = []
+    answers = iter(["target player_2"])
+    a = choose(env, 0, read=lambda _: next(answers), write=out.append)
+    assert env.action_names[a] == "target +2"
+    assert "   1) target player_1" in out and "   2) target player_2" in out

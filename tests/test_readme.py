@@ -2,19 +2,59 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_python_examples_run():
+def shown_value(comment: str):
+    """The Python literal a README comment starts with (``# 'play 2x7'``, ``# ['pass', 'sneak 1x6']: ...``), or
+    ``NOTHING`` when it starts with words."""
+    comment = comment.strip()
+    for end in range(len(comment), 0, -1):
+        try:
+            return ast.literal_eval(comment[:end])
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return NOTHING
+
+
+NOTHING = object()
+
+
+def test_readme_python_examples_run_and_show_what_their_comments_say():
+    """Every block runs, in order, in one namespace; a bare expression whose comment starts with a Python literal
+    must evaluate to that literal (so a snippet cannot claim an output it does not give)."""
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert len(blocks) >= 4
     namespace: dict = {}
+    checked = 0
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
+        lines = block.splitlines()
+        for stmt in ast.parse(block).body:
+            code = compile(ast.Module([stmt], []), "README.md", "exec")
+            if isinstance(stmt, ast.Expr) and stmt.end_lineno == stmt.lineno:
+                line = lines[stmt.lineno - 1]
+                comment = line[stmt.end_col_offset:].strip()
+                want = shown_value(comment[1:]) if comment.startswith("#") else NOTHING
+                if want is not NOTHING:
+                    got = eval(compile(ast.Expression(stmt.value), "README.md", "eval"), namespace)
+                    assert _plain(got) == want, f"README: {line.strip()!r} gives {got!r}"
+                    checked += 1
+                    continue
+            exec(code, namespace)
+    assert checked >= 8
+
+
+def _plain(x):
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    if isinstance(x, tuple):
+        return tuple(_plain(v) for v in x)
+    return x
 
 
 def test_ci_runs_the_readme_commands():

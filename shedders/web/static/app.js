@@ -44,7 +44,7 @@ function card(name, family) {
       el("b", {text: num}), el("small", {text: god + (power ? " ★" : "")}), el("i", {text: color}));
   }
   const [rank, as] = name.split(":");
-  const label = rank === "JOKER" ? "🃏" : rank;
+  const label = rank === "JOKER" ? "Joker" : rank;
   return el("span", {class: "card" + (rank === "JOKER" ? " joker" : ""), title: as ? `${rank} as ${as}` : rank},
     el("b", {text: label}), as ? el("small", {text: "as " + as}) : null);
 }
@@ -294,11 +294,11 @@ async function init() {
   $("#agent-names").textContent = OPTIONS.agents.join(", ");
   rs.addEventListener("change", houseFields);
   $("#start-form").addEventListener("submit", start);
-  $('[data-action="open-replay"]').addEventListener("click", openReplay);
-  $('[data-action="replay-first"]').addEventListener("click", () => gotoFrame(0));
-  $('[data-action="replay-prev"]').addEventListener("click", () => gotoFrame(REPLAY.frame - 1));
-  $('[data-action="replay-next"]').addEventListener("click", () => gotoFrame(REPLAY.frame + 1));
-  $('[data-action="replay-last"]').addEventListener("click", () => gotoFrame(REPLAY.frames - 1));
+  $('[data-replay="open"]').addEventListener("click", openReplay);
+  $('[data-replay="first"]').addEventListener("click", () => gotoFrame(0));
+  $('[data-replay="prev"]').addEventListener("click", () => gotoFrame(REPLAY.frame - 1));
+  $('[data-replay="next"]').addEventListener("click", () => gotoFrame(REPLAY.frame + 1));
+  $('[data-replay="last"]').addEventListener("click", () => gotoFrame(REPLAY.frames - 1));
   $('select[name="replay-seat"]').addEventListener("change", e => {
     REPLAY.seat = e.target.value;
     gotoFrame(REPLAY.frame);

@@ -1,0 +1,34 @@
+"""A real ``shedders serve`` in a background thread, for tests and benchmarks: ``with serving() as url: ...``."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+
+import uvicorn
+
+from shedders.web.app import create_app
+from shedders.web.serve import bind
+
+
+@contextmanager
+def serving(app=None, host: str = "127.0.0.1"):
+    """Serve ``app`` (default: a fresh ``create_app()``) on ``host`` and a free port; yields the base URL."""
+    app = app or create_app()
+    sock = bind(host, 0)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

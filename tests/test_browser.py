@@ -1,0 +1,147 @@
+"""The web app in a real headless browser (Debian's chromium, driven by playwright): whole games of core, og and omg
+played by clicking the ``data-action`` buttons, a spectated game, and the replay viewer; screenshots must show
+something. CI installs chromium (``.ci/run``); there a missing browser fails these tests instead of skipping them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from shedders import replay as R
+from shedders.web.testing import serving
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("the browser tests need Debian's chromium (.ci/run installs it: apt-get install chromium)")
+    pytest.skip("chromium is not installed (apt-get install chromium); CI fails instead of skipping",
+                allow_module_level=True)
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def site():
+    with serving() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield url, browser
+        browser.close()
+
+
+@pytest.fixture()
+def page(site, tmp_path):
+    url, browser = site
+    context = browser.new_context(viewport={"width": 1300, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def start(page, ruleset, players, opponents, seed, spectate=False):
+    page.select_option("select[name=ruleset]", ruleset)
+    page.fill("input[name=players]", str(players))
+    page.fill("input[name=opponents]", opponents)
+    page.fill("input[name=seed]", str(seed))
+    page.fill("input[name=delay]", "0")
+    if spectate:
+        page.check("input[name=spectate]")
+    page.click("button[data-action=start]")
+
+
+def pick(names: list[str]) -> int:
+    """A simple player: ready at once, otherwise the first play (or flip, cover, discard), else the first move."""
+    for prefix in ("ready", "play ", "flip", "cover ", "discard "):
+        for i, name in enumerate(names):
+            if name.startswith(prefix):
+                return i
+    return 0
+
+
+def play_by_clicking(page, limit=3000) -> tuple[dict, int]:
+    clicks = 0
+    while True:
+        page.wait_for_selector("#moves button[data-action]:not([disabled]), #result[data-result]")
+        if page.query_selector("#result[data-result]"):
+            return json.loads(page.get_attribute("#result", "data-result")), clicks
+        buttons = page.query_selector_all("#moves button[data-action]")
+        names = [b.get_attribute("data-action") for b in buttons]
+        assert names and len(set(names)) == len(names)
+        if clicks < 5:  # the visible data-action buttons are exactly the legal moves, as the API says
+            visible = page.eval_on_selector_all("button[data-action]", "bs => bs.filter(b => b.offsetParent)"
+                                                                         ".map(b => b.dataset.action)")
+            legal = page.evaluate("fetch('/api/games/' + GAME.id).then(r => r.json())"
+                                  ".then(d => d.view.legal.map(m => m.action))")
+            assert sorted(visible) == sorted(legal) == sorted(names)
+        buttons[pick(names)].click()
+        clicks += 1
+        assert clicks < limit
+
+
+def not_blank(png_path) -> float:
+    from matplotlib.image import imread
+
+    pixels = imread(str(png_path))[..., :3]
+    return float(pixels.std())
+
+
+@pytest.mark.parametrize("ruleset,players,opponents,seed", [("core", 4, "expert", 5), ("og", 3, "greedy,expert", 2),
+                                                            ("omg", 3, "expert", 3)])
+def test_a_whole_game_by_clicking_then_its_replay_in_the_viewer(page, tmp_path, ruleset, players, opponents, seed):
+    start(page, ruleset, players, opponents, seed)
+    page.wait_for_selector("#status:has-text('you are player_0')")
+    result, clicks = play_by_clicking(page)
+    assert clicks > 0 and len(result["rewards"]) == players
+    assert page.locator("#log li").count() > clicks  # opponents' moves told one by one
+    shot = tmp_path / "game.png"
+    page.screenshot(path=str(shot))
+    assert not_blank(shot) > 0.05
+    with page.expect_download() as download:
+        page.click("#result a[data-download=replay]")
+    saved = tmp_path / "replay.jsonl"
+    download.value.save_as(saved)
+    rep = R.load(saved)
+    assert rep.end["placing"] == result["placing"] and R.verify(saved) == len(rep.steps)
+    # the replay viewer: open the file, step forward and back, change whose view
+    page.click("nav button[data-nav=replay]")
+    page.set_input_files("input[name=replay-file]", str(saved))
+    page.click("button[data-replay=open]")
+    page.wait_for_selector("#replay-pos:has-text('decision 0 of')")
+    page.click("button[data-replay=next]")
+    page.wait_for_selector("#replay-pos:has-text('decision 1 of')")
+    page.click("button[data-replay=prev]")
+    page.wait_for_selector("#replay-pos:has-text('decision 0 of')")
+    page.click("button[data-replay=last]")
+    page.wait_for_selector(f"#replay-pos:has-text('decision {len(rep.steps)} of')")
+    page.select_option("select[name=replay-seat]", "1")
+    page.wait_for_selector("#replay-table .seat[data-seat='1'].me")
+    shot = tmp_path / "replay.png"
+    page.screenshot(path=str(shot))
+    assert not_blank(shot) > 0.05
+
+
+def test_a_spectated_game_runs_to_the_end_by_itself(page):
+    start(page, "south_african", 4, "expert,greedy", 8, spectate=True)
+    page.wait_for_selector("#result[data-result]", timeout=120_000)
+    assert page.locator("#log li").count() > 20
+    assert page.locator("#moves button[data-action]").count() == 0
+
+
+def test_a_bad_start_shows_the_message_and_starts_nothing(page):
+    page.fill("input[name=opponents]", "nobody")
+    page.click("button[data-action=start]")
+    page.wait_for_selector("#start-error:has-text(\"unknown agent 'nobody'\")")
+    assert page.is_hidden("#game")

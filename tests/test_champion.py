@@ -78,4 +78,4 @@ def test_shedders_play_takes_the_champion_as_opponent():
     assert main(["--ruleset", "core", "--players", "3", "--opponents", "champion", "--seed", "1"],
                 read=lambda prompt: next(moves), write=out.append) == 1
     assert "seats: player_0=you, player_1=champion, player_2=champion" in out
-    assert any(line.startswith(("player_1 (champion): ", "player_2 (champion): ")) for line in out)
+    assert any(line.startswith(("player_1 (champion) ", "player_2 (champion) ")) for line in out)

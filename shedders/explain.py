@@ -251,7 +251,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         as_rank = None
         if " as " in rank:
             rank, as_rank = rank.split(" as ")
-        what = cards_word(k, rank) + (f" as {'a ' if k == 1 else ''}{as_rank}{'s' if k > 1 else ''}"
+        what = cards_word(k, rank) + ((f" as {cards_word(1, as_rank)}" if k == 1 else f" as {as_rank}s")
                                       if as_rank else "")
         whole_up = pb["hand_count"] == 0 and pb["face_up_count"] >= k and not up
         from_up = up or (k if whole_up else 0)

@@ -162,6 +162,18 @@ def test_setup_swaps_are_told_to_their_player_only():
     assert explain_step(env.rules, before, after, 0, name, 0)[0].startswith("you swap ")
 
 
+def test_fatality_a_joker_stands_for_the_rank_it_is_played_as():
+    env = scenario("fatality", [{"hand": ["JOKER", "4"]}, {"hand": ["K"]}, {"hand": ["Q"]}], pile=["6"])
+    assert told(env, "play 1xJOKER as 8", 1) == ["player_0 plays a Joker as an 8", "you are skipped"]
+
+
+def test_fatality_pickup_with_the_face_up_cards_of_a_rank():
+    env = scenario("fatality", [{"hand": [], "face_up": ["5", "5", "K"]}, {"hand": ["K"]}, {"hand": ["Q"]}],
+                   pile=["A"])
+    assert "pickup with 5" in env.legal_action_names()
+    assert told(env, "pickup with 5", 1) == ["player_0 picks up the pile: 1 card (A), and the face-up 5s"]
+
+
 def test_going_out_and_the_shithead():
     env = scenario("core", [{"hand": ["K"]}, {"hand": ["4"]}], pile=["9"])
     assert told(env, "play 1xK", 1) == ["player_0 plays a K", "player_0 is out (place 1)",

@@ -28,14 +28,14 @@ learn during a tournament), reported as mu +- 1.96 sigma.
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
 second copy of an agent under its own label (``greedy,greedy@2``). Agents are built from
 ``agents.make`` with a seed derived from the tournament seed, per chunk, so results do not depend on
-``--workers``. ``--backend ray`` spreads chunks over a Ray cluster (``ray.init(address=...)`` or a local one).
+``--workers``. ``--backend ray`` spreads chunks over a Ray cluster (``$RAY_ADDRESS``, or a local one with
+``--workers`` CPUs) on long-lived workers: see ``experiments/ray_backend.py`` for running it on a real cluster.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -52,6 +52,7 @@ import agents as agents_pkg
 import shedders
 from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
 from agents.base import act_in
+from experiments import ray_backend
 from experiments.stats import mean_ci, paired_difference, paired_rewards
 from shedders.commandline import build_parser, config_from
 from shedders.replay import Replay, action_names
@@ -423,8 +424,8 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
 def check(cfg: Config) -> None:
     """Every setting checked before anything is written or played: ``ValueError`` names the bad one. Each agent is
     built once here, so an unknown option or a bad value is refused now, not when the games start."""
-    if cfg.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise ValueError("backend ray needs Ray, which is an extra: pip install -e '.[ray]'")
+    if cfg.backend == "ray":
+        ray_backend.require_ray()
     shedders.make_rules(cfg.ruleset, cfg.players, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     if not cfg.agents:
         raise ValueError("agents: give at least one agent")
@@ -440,8 +441,6 @@ def check(cfg: Config) -> None:
             raise ValueError(f"{what} must be an integer of at least {lo}, got {value!r}")
     if cfg.backend not in ("local", "ray"):
         raise ValueError(f"unknown backend {cfg.backend!r}; allowed: local, ray")
-    if cfg.backend == "ray" and importlib.util.find_spec("ray") is None:
-        raise ValueError("--backend ray needs Ray, which is not installed: pip install -e '.[ray]'")
     if cfg.lineup is not None and (len(cfg.lineup) != cfg.players
                                    or not all(0 <= int(a) < len(cfg.agents) for a in cfg.lineup)):
         raise ValueError(f"lineup must give an agent index in 0..{len(cfg.agents) - 1} for each of the "
@@ -529,18 +528,8 @@ def run(cfg: Config, progress: bool = True) -> dict:
         records[rec["chunk"]] = rec
         bar.update(len(rec["deal"]))
 
-    if cfg.backend == "ray":
-        import ray
-
-        if not ray.is_initialized():
-            ray.init(address=os.environ.get("RAY_ADDRESS"), num_cpus=cfg.workers if "RAY_ADDRESS" not in os.environ
-                     else None, include_dashboard=False, log_to_driver=False)
-        remote = ray.remote(play_chunk)
-        pending = [remote.remote(cfg_dict, c, d) for c, d in todo]
-        while pending:
-            ready, pending = ray.wait(pending)
-            for r in ray.get(ready):
-                done(r)
+    if cfg.backend == "ray":  # long-lived actors, batches of chunks (experiments/ray_backend.py)
+        ray_backend.run_chunks(play_chunk, cfg_dict, todo, cfg.workers, done)
     elif cfg.workers > 1 and len(todo) > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed

@@ -1,0 +1,83 @@
+"""Running chunks of work on a Ray cluster, with long-lived workers.
+
+    results = run_chunks(play_chunk, cfg_dict, todo, workers=2, on_result=done)
+
+Each worker is a Ray actor: one process that imports shedders (loading the numba kernels from the cache, or compiling
+them) once, with one numba thread, and then plays every chunk it is given. Chunks go out in batches (several per
+call, at most two calls in flight per actor) so that scheduling stays a small share of the time; a chunk's result
+does not depend on which worker played it or in which batch, so the results equal the local backend's for the same
+seed. Without Ray installed, :func:`require_ray` says which extra to install in one line.
+
+On a cluster: start it (``ray start --head`` on one machine, ``ray start --address HEAD:6379`` on the others), then
+run the experiment on any of them with ``RAY_ADDRESS=HEAD:6379`` (or ``--ray-address``); ``--workers`` is the
+number of actors, one CPU each. Every machine needs shedders installed the same way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Callable, Iterable
+
+RAY_HINT = "pip install -e '.[ray]'"
+
+
+def require_ray() -> None:
+    """``ValueError`` naming the extra when Ray is not installed."""
+    if importlib.util.find_spec("ray") is None:
+        raise ValueError(f"--backend ray needs Ray, which is not installed: {RAY_HINT}")
+
+
+def init(workers: int, address: str | None = None):
+    """Connect to the cluster at ``address`` (or ``$RAY_ADDRESS``), or start a local one with ``workers`` CPUs."""
+    require_ray()
+    import ray
+
+    if not ray.is_initialized():
+        address = address or os.environ.get("RAY_ADDRESS")
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                 log_to_driver=False, runtime_env={"env_vars": {"NUMBA_NUM_THREADS": "1"}})
+    return ray
+
+
+def _batches(todo: list, workers: int, per_call: int | None) -> list[list]:
+    """Split ``todo`` into batches: about four per worker (so the last ones balance), never empty."""
+    if per_call is None:
+        per_call = max(1, len(todo) // (4 * workers))
+    return [todo[i:i + per_call] for i in range(0, len(todo), per_call)]
+
+
+def run_chunks(fn: Callable, cfg_dict: dict, todo: Iterable[tuple], workers: int, on_result: Callable,
+               address: str | None = None, per_call: int | None = None) -> None:
+    """Call ``fn(cfg_dict, *args)`` for every ``args`` in ``todo`` on ``workers`` Ray actors; ``on_result`` gets each
+    result in the driver as it arrives (in completion order)."""
+    ray = init(workers, address)
+    todo = list(todo)
+    if not todo:
+        return
+
+    @ray.remote(num_cpus=1)
+    class Worker:
+        def run(self, fn, cfg_dict, batch):
+            return [fn(cfg_dict, *args) for args in batch]
+
+    actors = [Worker.remote() for _ in range(workers)]
+    batches = _batches(todo, workers, per_call)
+    pending = {}
+    queue = list(batches)
+    for actor in actors:  # two calls in flight per actor: the next batch waits there while one runs
+        for _ in range(2):
+            if queue:
+                pending[actor.run.remote(fn, cfg_dict, queue.pop(0))] = actor
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            ref = ready[0]
+            actor = pending.pop(ref)
+            for result in ray.get(ref):
+                on_result(result)
+            if queue:
+                pending[actor.run.remote(fn, cfg_dict, queue.pop(0))] = actor
+    finally:
+        for actor in actors:
+            ray.kill(actor)

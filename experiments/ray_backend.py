@@ -36,14 +36,15 @@ def init(workers: int, address: str | None = None):
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
         ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 log_to_driver=False, runtime_env={"env_vars": {"NUMBA_NUM_THREADS": "1"}})
+                 log_to_driver=False)
     return ray
 
 
 def _batches(todo: list, workers: int, per_call: int | None) -> list[list]:
-    """Split ``todo`` into batches: about four per worker (so the last ones balance), never empty."""
+    """Split ``todo`` into batches: about sixteen per worker, so that no worker idles long at the end while another
+    finishes a batch, and each call still carries enough work for its scheduling to be a small share."""
     if per_call is None:
-        per_call = max(1, len(todo) // (4 * workers))
+        per_call = max(1, len(todo) // (16 * workers))
     return [todo[i:i + per_call] for i in range(0, len(todo), per_call)]
 
 
@@ -58,6 +59,11 @@ def run_chunks(fn: Callable, cfg_dict: dict, todo: Iterable[tuple], workers: int
 
     @ray.remote(num_cpus=1)
     class Worker:
+        def __init__(self):
+            import numba
+
+            numba.set_num_threads(1)  # one CPU per actor: the engine's parallel loops run on one thread
+
         def run(self, fn, cfg_dict, batch):
             return [fn(cfg_dict, *args) for args in batch]
 

@@ -57,6 +57,7 @@ class Config:
     num_envs: int = 512  # games stepped together
     num_steps: int = 64  # engine steps per game per rollout
     total_steps: int = 2_000_000  # engine steps in all (every seat's decisions count)
+    time_budget: float = 0.0  # seconds of training in this run after which it stops at the end of an update (0: none)
     lr: float = 3e-4  # Adam's step size; on --resume the command line's value is used, not the saved one
     anneal_lr: bool = False  # decay the step size linearly to 0 at total_steps (as in CleanRL)
     gamma: float = 0.995  # rewards come at the end of long games
@@ -303,6 +304,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     seat_buf = np.zeros((t_len, b), np.int64)
     teach_buf = torch.full((t_len, b), -1, dtype=torch.long)  # the teacher's choice where it labelled, else -1
     last = {}
+    started = time.perf_counter()
     while counters["update"] < num_updates:
         t0 = time.perf_counter()
         lr = cfg.lr * (1.0 - counters["update"] / num_updates if cfg.anneal_lr else 1.0)
@@ -436,7 +438,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         last = row
         bar.update(1)
         bar.set_postfix(sps=f"{row['sps']:,.0f}", kl=f"{stats['approx_kl']:.3f}")
-        final = counters["update"] == num_updates
+        out_of_time = cfg.time_budget > 0 and time.perf_counter() - started >= cfg.time_budget
+        final = counters["update"] == num_updates or out_of_time
         if final or counters["update"] % cfg.checkpoint_every == 0:
             save_checkpoint(ckpt_path, model, optimizer, cfg, counters, pool_states, np_rng)
         if cfg.eval_deals and (final or (cfg.eval_every and counters["update"] % cfg.eval_every == 0)):
@@ -445,6 +448,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             _log(run_dir / "eval.csv", {"update": counters["update"], "global_step": counters["global_step"], **ev},
                  writer, prefix="eval/")
             plot_curve(run_dir)  # kept current, so a killed run has its curve up to its last evaluation
+        if out_of_time:  # checkpointed (and evaluated) above as a final update: --resume goes on from here
+            break
     bar.close()
     if writer is not None:
         writer.close()

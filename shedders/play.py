@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
         spec = specs[i % len(specs)]
         try:
             agent = agents.make_spec(spec, args.ruleset, n, seed=1000 + q, **kwargs)
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, ImportError) as e:  # ImportError: ppo without torch
             ap.error(f"--opponents: {e}")
         labels[q] = spec
         policies[q] = agents.as_aec_policy(agent)

@@ -66,6 +66,15 @@ def test_resume_continues_from_the_same_counters(tmp_path):
         run(tmp_path, "--ruleset", "core", "--total-steps", "640", "--resume")
 
 
+def test_a_time_budget_stops_at_the_end_of_an_update_and_resume_goes_on(tmp_path):
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "1280", "--time-budget", "0.001")
+    assert out["counters"]["update"] == 1 and out["counters"]["global_step"] == 128  # 10 updates asked, 1 made
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    assert ck["counters"]["update"] == 1
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "1280", "--resume")
+    assert out["counters"]["update"] == 10 and out["counters"]["global_step"] == 1280
+
+
 def test_init_fine_tunes_from_a_checkpoints_weights_with_fresh_counters(tmp_path):
     run(tmp_path, "--ruleset", "core", "--total-steps", "256")
     src = tmp_path / "tiny" / "checkpoint.pt"

@@ -131,6 +131,16 @@ def test_a_bad_new_game_is_refused_with_a_message(http, body, status, message):
     assert message in r.json()["error"]
 
 
+def test_an_agent_that_cannot_load_is_a_400_not_a_500(http, monkeypatch):
+    import agents.ppo
+
+    def no_torch():
+        raise ImportError("the ppo agent needs torch: pip install 'shedders[agents]' (torch==2.13.0)")
+    monkeypatch.setattr(agents.ppo, "_torch", no_torch)  # the server runs in this process
+    r = http.post("/api/games", json={"ruleset": "core", "opponents": "ppo"})
+    assert r.status_code == 400 and "needs torch" in r.json()["error"]
+
+
 def test_bad_moves_are_refused_and_change_nothing(http):
     d = new_game(http, seed=3)
     gid = d["id"]

@@ -142,7 +142,7 @@ class GameSession:
             spec = opponents[i % len(opponents)]
             try:
                 agent = agents.make_spec(spec, ruleset, players, seed=seed + 1000 + q, **kwargs)
-            except (ValueError, TypeError, OSError) as e:
+            except (ValueError, TypeError, OSError, ImportError) as e:  # ImportError: ppo without torch
                 raise BadRequest(f"opponents: {e}") from None
             policies[q] = agents.as_aec_policy(agent)
         for q in range(players):

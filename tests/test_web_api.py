@@ -62,7 +62,8 @@ def test_the_page_and_its_files_are_served_without_a_cdn(http):
 
 
 @pytest.mark.parametrize("ruleset,players,opponents", [("core", 4, "expert,greedy"), ("og", 3, "greedy"),
-                                                       ("omg", 3, "expert"), ("south_african", 4, "random")])
+                                                       ("omg", 3, "expert"),
+                                                       pytest.param("south_african", 4, "random", marks=pytest.mark.slow)])
 def test_a_whole_game_through_the_api_and_its_replay_verifies(http, ruleset, players, opponents):
     d = new_game(http, ruleset=ruleset, players=players, opponents=opponents, seed=5)
     assert d["labels"][0] == "human" and d["view"]["players"][1]["hand"] is None  # others' hands stay hidden
@@ -84,6 +85,7 @@ def test_the_same_seed_deals_the_same_game(http):
     assert a["id"] != b["id"] and a["view"] == b["view"]
 
 
+@pytest.mark.slow  # a whole spectated game: about 15 s
 def test_house_toggles_and_a_spectated_game(http):
     d = new_game(http, ruleset="house", players=3, base="south_african", rules={"slap": True}, spectate=True)
     assert d["spectate"] and d["seat"] is None and d["view"]["legal"] == []

@@ -8,6 +8,8 @@ import random
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from shedders import replay as R
 from shedders.web.app import create_app
@@ -252,3 +254,40 @@ def test_load_50_concurrent_games_none_failing(capsys):
     with capsys.disabled():
         print("\n" + report(r))
     assert r["failures"] == [] and r["finished"] == 50
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) | st.floats(allow_nan=False)
+                           | st.text(max_size=12), lambda kids: st.lists(kids, max_size=3)
+                           | st.dictionaries(st.text(max_size=8), kids, max_size=3), max_leaves=6)
+field_values = {
+    "ruleset": st.sampled_from(["core", "og", "omg", "house", "south_african", "fatality", "poker", ""]) | json_values,
+    "players": st.integers(-1, 10) | json_values,
+    "opponents": st.sampled_from(["random", "greedy,random", "random:bogus=1", "", "nobody"]) | json_values,
+    "seed": st.integers(-5, 2**64) | json_values,
+    "seat": st.integers(-1, 9) | json_values,
+    "base": st.sampled_from(["core", "south_african", "og"]) | json_values,
+    "rules": st.dictionaries(st.sampled_from(["slap", "skip_8", "nope"]), st.booleans() | json_values, max_size=2)
+    | json_values,
+    "spectate": st.booleans() | json_values,
+}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.fixed_dictionaries({}, optional={**field_values, "extra": json_values}))
+def test_no_new_game_request_is_ever_a_500(http, body):
+    """Whatever JSON a client sends to start a game, the answer is a game (201) or a 4xx with a message."""
+    r = http.post("/api/games", content=json.dumps(body), headers={"content-type": "application/json"})
+    assert r.status_code in (201, 400), (body, r.status_code, r.text[:300])
+    assert ("id" in r.json()) if r.status_code == 201 else ("error" in r.json())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=json_values | st.dictionaries(st.sampled_from(["action", "move"]), json_values | st.text(max_size=20),
+                                          max_size=2))
+def test_no_move_request_is_ever_a_500_and_a_refused_one_changes_nothing(http, body):
+    d = new_game(http, seed=11, opponents="random")
+    before = http.get(f"/api/games/{d['id']}").json()
+    r = http.post(f"/api/games/{d['id']}/action", content=json.dumps(body), headers={"content-type": "application/json"})
+    assert r.status_code in (200, 400, 409), (body, r.status_code, r.text[:300])
+    if r.status_code != 200:
+        assert "error" in r.json() and http.get(f"/api/games/{d['id']}").json() == before

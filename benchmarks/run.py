@@ -47,10 +47,11 @@ def mean_game_length(ruleset: str) -> float:
     return random_game_lengths(ruleset, 4, 2000, seed=1, batch=256, progress=False)["mean"]
 
 
-def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: int) -> float:
+def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: int,
+                write_observations: bool = True) -> float:
     """Median steps/s of sample_legal + step over ``rounds`` rounds of about ``seconds`` each."""
     numba.set_num_threads(threads)
-    vg = shedders.VectorGame(ruleset, batch, 4, seed=0)
+    vg = shedders.VectorGame(ruleset, batch, 4, seed=0, write_observations=write_observations)
     vg.reset()
     for _ in range(max(3, 2000 // batch)):  # leave the setup phase behind, warm caches
         vg.step(vg.sample_legal(), check=False)
@@ -66,7 +67,7 @@ def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: 
     return statistics.median(rates)
 
 
-def openspiel_rate(steps: int, seed: int = 0) -> float | None:
+def openspiel_rate(steps: int, seed: int = 0, observe: bool = True) -> float | None:
     try:
         import pyspiel
     except ImportError:
@@ -83,7 +84,8 @@ def openspiel_rate(steps: int, seed: int = 0) -> float | None:
             outcomes = state.chance_outcomes()
             state.apply_action(outcomes[rng.integers(len(outcomes))][0])
             continue
-        state.observation_tensor(state.current_player())
+        if observe:
+            state.observation_tensor(state.current_player())
         legal = state.legal_actions()
         state.apply_action(legal[rng.integers(len(legal))])
         done += 1

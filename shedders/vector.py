@@ -45,7 +45,10 @@ class VectorGame:
 
     Arguments are those of ``shedders.env`` (``base``, ``rules``, ``ply_cap``) plus ``num_envs`` and ``seed``;
     ``num_threads`` sets numba's thread count for this process (default: all cores). With ``autoreset=False`` a
-    finished game stays over until ``redeal_finished()``, so its final state can be read first.
+    finished game stays over until ``redeal_finished()``, so its final state can be read first. With
+    ``write_observations=False`` ``step()`` leaves ``observation`` as it was (masks, rewards and everything else are
+    written as always), for callers that need no observation every step (random or mask-only rollouts,
+    throughput measurements); ``observe(current_player)`` writes them on demand. ``reset()`` always writes them.
 
     Arrays, batch first, updated in place:
 
@@ -73,21 +76,25 @@ class VectorGame:
         seed: int = 0,
         num_threads: int | None = None,
         autoreset: bool = True,
+        write_observations: bool = True,
         **options,
     ):
-        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, options)
+        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations, options)
         self.params = self.rules.to_params()
         self.state = K.alloc_state(b, n, self.rules.num_cards)
         self.observation_size = K.observation_size(n)
         self.num_actions = K.N_ACTIONS
         self._alloc_buffers()
 
-    def _setup(self, ruleset, num_envs, num_players, seed, num_threads, autoreset, options) -> tuple[int, int]:
+    def _setup(self, ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations,
+               options) -> tuple[int, int]:
         """The arguments every ruleset's batch shares, checked before anything is set: (num_envs, num_players)."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not isinstance(autoreset, (bool, np.bool_)):
             raise ValueError(f"autoreset must be True or False, got {autoreset!r}")
+        if not isinstance(write_observations, (bool, np.bool_)):
+            raise ValueError(f"write_observations must be True or False, got {write_observations!r}")
         cores = numba.config.NUMBA_NUM_THREADS
         if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
                                         or not 1 <= num_threads <= cores):
@@ -99,6 +106,7 @@ class VectorGame:
         self._seeds = game_seeds(seed, b)
         self.seed = seed
         self.autoreset = bool(autoreset)
+        self.write_observations = bool(write_observations)
         if num_threads is not None:
             numba.set_num_threads(int(num_threads))
         return b, n
@@ -208,6 +216,7 @@ class VectorGame:
             numba.get_num_threads(),
             self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
             self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies, self.autoreset,
+            self.write_observations,
         )
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
@@ -244,8 +253,9 @@ class OmgVectorGame(VectorGame):
     -1. ``state`` is an ``OmgState``. ``deck=PATH`` plays another deck file, as in ``shedders.env``."""
 
     def __init__(self, ruleset: str, num_envs: int, num_players: int = 4, seed: int = 0,
-                 num_threads: int | None = None, autoreset: bool = True, **options):
-        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, options)
+                 num_threads: int | None = None, autoreset: bool = True, write_observations: bool = True,
+                 **options):
+        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations, options)
         deck = self.rules.deck
         self.params = self.rules.to_params()
         self._cards = deck.table()
@@ -277,7 +287,7 @@ class OmgVectorGame(VectorGame):
         O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                               self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
-                              self.final_plies, self.autoreset)
+                              self.final_plies, self.autoreset, self.write_observations)
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
     def redeal_finished(self) -> int:

@@ -189,3 +189,34 @@ def test_random_game_lengths_counts_every_started_game_once():
     assert r["games"] == 50 and 0.0 <= r["truncated_share"] <= 1.0 and r["mean"] > 9
     capped = random_game_lengths("og", 4, games=20, batch=8, ply_cap=20, progress=False)
     assert capped["truncated_share"] == 1.0 and capped["mean"] == 20  # nobody can shed 9 cards in 20 decisions
+
+
+@pytest.mark.parametrize("ruleset", ["og", "core", "south_african", "omg"])
+def test_write_observations_false_changes_nothing_but_the_observation(ruleset):
+    """The same seed and actions with and without observations written each step: every state, mask, reward and
+    placing is the same; the skipped observation is what ``observe(current_player)`` gives, as the full step
+    writes it."""
+    full = shedders.VectorGame(ruleset, num_envs=64, num_players=4, seed=3)
+    lean = shedders.VectorGame(ruleset, num_envs=64, num_players=4, seed=3, write_observations=False)
+    full.reset()
+    lean.reset()
+    stale = lean.observation.copy()
+    for t in range(300):
+        a = full.sample_legal().copy()
+        assert np.array_equal(a, lean.sample_legal())
+        full.step(a)
+        lean.step(a)
+        for name in ("action_mask", "current_player", "num_legal", "rewards", "terminated", "truncated",
+                     "final_placing", "final_plies"):
+            assert np.array_equal(getattr(full, name), getattr(lean, name)), (t, name)
+        assert np.array_equal(lean.observation, stale)  # left as it was
+        if t % 50 == 0:
+            live = full.current_player >= 0
+            seen = lean.observe(np.where(live, full.current_player, 0))
+            assert np.array_equal(seen[live], full.observation[live])
+    assert [lean.state_dict(g) for g in range(64)] == [full.state_dict(g) for g in range(64)]
+
+
+def test_write_observations_must_be_a_bool():
+    with pytest.raises(ValueError, match="write_observations must be True or False"):
+        shedders.VectorGame("core", num_envs=2, write_observations="no")

@@ -28,7 +28,9 @@ def batch_reset_nb(nthreads, s, seeds, params, counts, cards, lay, obs, mask, cu
 
 @nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, cur, nlegal, ids, rewards, term,
-                  trunc, final_placing, final_plies, autoreset):
+                  trunc, final_placing, final_plies, autoreset, write_obs):
+    """Step every game with actions[g] (-1: leave it); without ``write_obs`` the observations are left as they
+    were (``VectorGame(write_observations=False)``)."""
     b = s.turn.shape[0]
     n = params[P_NPLAYERS]
     chunk = (b + nthreads - 1) // nthreads
@@ -61,7 +63,8 @@ def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, c
                     continue
             nlegal[g] = k
             cur[g] = s.turn[g]
-            observe_nb(s, g, np.int64(s.turn[g]), params, cards, obs[g])
+            if write_obs:
+                observe_nb(s, g, np.int64(s.turn[g]), params, cards, obs[g])
 
 
 @nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")

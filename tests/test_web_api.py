@@ -291,3 +291,27 @@ def test_no_move_request_is_ever_a_500_and_a_refused_one_changes_nothing(http, b
     assert r.status_code in (200, 400, 409), (body, r.status_code, r.text[:300])
     if r.status_code != 200:
         assert "error" in r.json() and http.get(f"/api/games/{d['id']}").json() == before
+
+
+def test_shedders_serve_listens_on_loopback_and_a_free_port_by_default():
+    """The command itself: it prints the address (127.0.0.1, a free port), serves the page there, and stops on
+    Ctrl-C; a bad --port is a usage error."""
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "shedders", "serve"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        m = re.match(r"shedders serve: open (http://127\.0\.0\.1:(\d+)/)", line)
+        assert m and int(m.group(2)) > 0, line
+        page = httpx.get(m.group(1), timeout=30)
+        assert page.status_code == 200 and 'data-action="start"' in page.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    bad = subprocess.run([sys.executable, "-m", "shedders", "serve", "--port", "70000"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "--port must be in 0..65535" in bad.stderr

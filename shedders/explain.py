@@ -170,7 +170,8 @@ def listing(cards) -> str:
 
 def target_seat(rules, state: dict, actor: int, k: int) -> int:
     """The seat ``k`` places after ``actor``: in omg round the table; in the palace family in the direction of play,
-    counting only players still in (R-PLAYERS-IN), as the kernels do."""
+    counting only players still in (R-PLAYERS-IN), as the kernels do. ``state`` is a state dict or a :func:`view`
+    (both have ``direction`` and each player's ``finished``)."""
     n = rules.num_players
     if rules.name == "omg":
         return (actor + k) % n
@@ -301,9 +302,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
             line += f", and the face-up {r}s"
         out.append(line)
     elif name.startswith("nominate +"):
-        t = target_seat(rules, {"direction": b["direction"], "players": [{"finished": q["finished"]}
-                                                                          for q in b["players"]]},
-                        p, int(name[len("nominate +"):]))
+        t = target_seat(rules, b, p, int(name[len("nominate +"):]))  # a view has direction and who finished
         out.append(f"{S('nominates', 'nominate')} {who(t, viewer)}: answer with a 2, 5, A or Joker, or pick up "
                    "the pile")
         return out
@@ -381,18 +380,14 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
         elif nxt == p:
             out.append(f"it is {'your' if p == viewer else who(p, viewer) + chr(39) + 's'} turn again")
         else:
-            expected = target_seat(rules, {"direction": a["direction"],
-                                           "players": [{"finished": q["finished"]} for q in a["players"]]}, p, 1)
             skipped = []
-            q = expected
-            guard = 0
-            while q != nxt and guard < rules.num_players:
+            q = target_seat(rules, a, p, 1)
+            while q != nxt and len(skipped) < rules.num_players:
                 skipped.append(q)
-                q = target_seat(rules, {"direction": a["direction"],
-                                        "players": [{"finished": x["finished"]} for x in a["players"]]}, q, 1)
-                guard += 1
-            if skipped and guard < rules.num_players:
-                out.append(f"{listing(who(q, viewer) for q in skipped)} {'are' if len(skipped) > 1 or skipped == [viewer] else 'is'} skipped")
+                q = target_seat(rules, a, q, 1)
+            if skipped and q == nxt:
+                verb_ = "are" if len(skipped) > 1 or skipped == [viewer] else "is"
+                out.append(f"{listing(who(q, viewer) for q in skipped)} {verb_} skipped")
     elif name == "pickup" and a["phase"] == "play" and nxt == p and rules.name == "og":
         out.append(f"{who(p, viewer)} {'open' if p == viewer else 'opens'} a fresh pile")
     return out

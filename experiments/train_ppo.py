@@ -42,7 +42,7 @@ from tqdm import tqdm
 import agents as agents_pkg
 import shedders
 from agents.base import act_in
-from agents.ppo import Policy, legal_index, legal_log_probs, load_file, masked_logits, sample_masked, save_file
+from agents.ppo import Policy, legal_index, load_file, masked_logits, packed_legal, sample_packed, save_file
 from experiments import tournament as T
 from shedders.commandline import build_parser, config_from
 
@@ -294,7 +294,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                disable=not progress)
     # rollout buffers: one slot per (time, game); valid where the learner decided
     obs_buf = torch.zeros((t_len, b, vg.observation_size), dtype=torch.int8)
-    mask_buf = torch.zeros((t_len, b, vg.num_actions), dtype=torch.bool)
+    legal_buf = torch.zeros((t_len, b, 32), dtype=torch.long)  # the packed legal ids (legal_index); widened as needed
+    nlegal_buf = torch.zeros((t_len, b), dtype=torch.long)
     act_buf = torch.zeros((t_len, b), dtype=torch.long)
     logp_buf = torch.zeros((t_len, b))
     val_buf = torch.zeros((t_len, b))
@@ -326,13 +327,16 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             tf = time.perf_counter()
             if len(mine):
                 obs_t = torch.from_numpy(vg.observation[mine])
-                mask_t = torch.from_numpy(vg.action_mask[mine]).bool()
-                with torch.no_grad():
-                    logits, value = model(obs_t.to(device).float())
-                    a, logp = sample_masked(logits, mask_t.to(device))
+                idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
+                with torch.inference_mode():
+                    logp, value = model.legal(obs_t.to(device).float(), idx.to(device), ok.to(device))
+                    a, logp = sample_packed(logp, idx.to(device))
                 actions[mine] = a.cpu().numpy()
                 obs_buf[t, mine] = obs_t
-                mask_buf[t, mine] = mask_t
+                if idx.shape[1] > legal_buf.shape[2]:
+                    legal_buf = torch.cat([legal_buf, legal_buf.new_zeros((t_len, b, idx.shape[1]))], dim=2)
+                legal_buf[t, mine, :idx.shape[1]] = idx
+                nlegal_buf[t, mine] = torch.from_numpy(vg.num_legal[mine].astype(np.int64))
                 act_buf[t, mine] = a.cpu()
                 logp_buf[t, mine] = logp.cpu()
                 val_buf[t, mine] = value.cpu()
@@ -383,12 +387,12 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         # bootstrap open trajectories from each seat's current view
         tf = time.perf_counter()
         boot = np.zeros((b, n), np.float32)
-        with torch.no_grad():
+        with torch.inference_mode():
             for s in range(n):
                 open_rows = np.flatnonzero(last_t[:, s] >= 0)
                 if len(open_rows):
                     view = vg.observe(np.full(b, s))[open_rows]
-                    boot[open_rows, s] = model(torch.from_numpy(view).to(device).float())[1].cpu().numpy()
+                    boot[open_rows, s] = model.value(torch.from_numpy(view).to(device).float()).cpu().numpy()
         timing["forward"] += time.perf_counter() - tf
         adv = np.zeros((t_len, b), np.float32)
         next_value = boot.copy()
@@ -405,7 +409,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
             next_adv[g, s] = a_
         flat = torch.from_numpy(valid.reshape(-1))
         b_obs = obs_buf.reshape(-1, vg.observation_size)[flat]
-        b_mask = mask_buf.reshape(-1, vg.num_actions)[flat]
+        b_nlegal = nlegal_buf.reshape(-1)[flat]
+        width = max(int(b_nlegal.max()) if len(b_nlegal) else 1, 1)
+        b_legal = (legal_buf[:, :, :width].reshape(-1, width)[flat],
+                   torch.arange(width)[None, :] < b_nlegal[:, None])  # legal_index's (idx, valid) of each decision
         b_act = act_buf.reshape(-1)[flat]
         b_logp = logp_buf.reshape(-1)[flat]
         b_val = val_buf.reshape(-1)[flat]
@@ -413,7 +420,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         b_ret = b_adv + b_val
         b_teach = teach_buf.reshape(-1)[flat]
         tu = time.perf_counter()
-        stats = ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng,
+        stats = ppo_update(model, optimizer, cfg, b_obs, b_legal, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng,
                            b_teach)
         timing["update"] += time.perf_counter() - tu
         counters["update"] += 1
@@ -471,8 +478,9 @@ def capped_seats(vg, still_in: np.ndarray, cap_rule: str) -> list[tuple[int, int
 
 def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng,
                b_teach=None) -> dict:
-    """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits. Where
-    ``b_teach`` holds a teacher's choice (>= 0), ``cfg.bc_coef`` times its cross-entropy joins the loss."""
+    """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits. ``b_mask`` is
+    each decision's action mask, or its legal ids already packed as ``legal_index`` gives them (``(idx, valid)``).
+    Where ``b_teach`` holds a teacher's choice (>= 0), ``cfg.bc_coef`` times its cross-entropy joins the loss."""
     n = len(b_act)
     out = {"loss": 0.0, "pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0,
            "explained_variance": float("nan")}
@@ -480,7 +488,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
         return out
     mb = max(1, n // cfg.num_minibatches)
     clipfracs = []
-    b_idx, b_valid = legal_index(b_mask)  # the softmax runs over each row's legal actions only
+    # the softmax runs over each row's legal actions only
+    b_idx, b_valid = b_mask if isinstance(b_mask, tuple) else legal_index(b_mask)
     b_pos = (b_idx == b_act[:, None]).to(torch.uint8).argmax(dim=1)  # where the action taken sits in its row
     taught = b_teach is not None and bool((b_teach >= 0).any())
     if taught:
@@ -495,9 +504,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
         for start in range(0, n, mb):
             idx = torch.from_numpy(order[start:start + mb])
             obs = b_obs[idx].to(device).float()
-            logits, value = model(obs)
             legal = b_valid[idx].to(device)
-            logp_all = legal_log_probs(logits, b_idx[idx].to(device), legal)
+            logp_all, value = model.legal(obs, b_idx[idx].to(device), legal)
             logp = logp_all.gather(1, b_pos[idx].to(device)[:, None]).squeeze(1)
             ratio = (logp - b_logp[idx].to(device)).exp()
             adv = b_adv[idx].to(device)

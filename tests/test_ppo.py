@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 
 import agents  # noqa: E402
 import shedders  # noqa: E402
-from agents.ppo import Policy, legal_index, legal_log_probs, load, masked_logits, sample_masked  # noqa: E402
+from agents.ppo import (Policy, legal_index, legal_log_probs, load, masked_logits, packed_legal,  # noqa: E402
+                        sample_masked)
 from experiments import train_ppo as P  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
@@ -254,6 +255,43 @@ def test_packed_legal_log_probs_equal_the_full_masked_softmax():
     got = torch.stack([(a == k).float().mean() for k in (3, 17, 42)])
     assert torch.allclose(got, want, atol=0.015)
     assert torch.allclose(logp, torch.log(want)[torch.bucketize(a, torch.tensor([3, 17, 42]))], atol=1e-5)
+
+
+@pytest.mark.parametrize("ruleset", ["core", "og", "omg"])
+def test_the_engines_legal_lists_pack_as_the_mask_does(ruleset):
+    """packed_legal (the training rollout's, from VectorGame.legal_ids) equals legal_index of the mask, row for row,
+    along random games (the engine lists ids in its own order; padding must not wrap to a negative id)."""
+    vg = shedders.VectorGame(ruleset, 64, 4, seed=3)
+    vg.reset()
+    for _ in range(150):
+        idx, valid = packed_legal(vg.legal_ids, vg.num_legal)
+        want_idx, want_valid = legal_index(torch.from_numpy(vg.action_mask))
+        assert torch.equal(idx, want_idx) and torch.equal(valid, want_valid)
+        vg.step(vg.sample_legal())
+
+
+def test_the_policy_head_over_the_batchs_legal_ids_equals_the_full_head():
+    """Policy.legal computes the head only for the ids some row may take: its log-probabilities, value and
+    gradients equal those of the full head with legal_log_probs."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(2)
+    model = Policy(40, 300, 32)
+    obs = torch.from_numpy(rng.integers(-1, 3, (500, 40)).astype(np.float32))
+    mask = torch.from_numpy(rng.random((500, 300)) < 0.02)
+    mask[torch.arange(500), torch.from_numpy(rng.integers(0, 150, 500))] = True  # ids >= 150: rarely legal
+    idx, valid = legal_index(mask)
+    grads = []
+    for fn in (lambda: model.legal(obs, idx, valid),
+               lambda: (legal_log_probs(model(obs)[0], idx, valid), model(obs)[1])):
+        model.zero_grad()
+        logp, value = fn()
+        assert torch.isfinite(logp[valid]).all()
+        (logp.masked_fill(~valid, 0).sum() + value.sum()).backward()
+        grads.append((logp.detach(), value.detach(), [p.grad.clone() for p in model.parameters()]))
+    (lp_a, v_a, g_a), (lp_b, v_b, g_b) = grads
+    assert torch.allclose(lp_a[valid], lp_b[valid], atol=1e-5) and torch.allclose(v_a, v_b, atol=1e-6)
+    assert all(torch.allclose(x, y, atol=1e-5) for x, y in zip(g_a, g_b))
+    assert torch.allclose(model.value(obs), v_b, atol=1e-6)
 
 
 def test_the_ppo_agent_only_chooses_legal_actions(tmp_path):

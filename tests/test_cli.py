@@ -12,7 +12,8 @@ from shedders.commandline import build_parser, config_from, field_docs
 
 SCRIPTS = ["experiments.tournament", "experiments.skill_luck", "experiments.train_ppo", "experiments.power",
            "experiments.rating_power", "benchmarks.aec_env", "benchmarks.game_lengths", "benchmarks.run",
-           "benchmarks.train_throughput", "shedders.play"]
+           "benchmarks.train_throughput", "benchmarks.compare_curves", "benchmarks.engine_profile",
+           "benchmarks.lean_engine", "benchmarks.ray_backend", "benchmarks.train_peer", "shedders.play"]
 
 
 @pytest.mark.parametrize("module", SCRIPTS)

@@ -20,7 +20,10 @@ from shedders.engine.omg.layout import (
     L_PLAY,
     L_STOP,
     L_TARGET,
+    MAXN,
     N_ATTRS,
+    N_COLORS,
+    N_GODS,
     P_NPLAYERS,
     P_NTYPES,
     PH_CHOOSE,
@@ -34,9 +37,18 @@ from shedders.engine.omg.layout import (
 # ----------------------------------------------------------------------------------------------------------------
 # Legal actions
 # ----------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _mark_nb(mask, ids, k, a):
+    mask[a] = 1
+    ids[k] = a
+    return k + 1
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def legal_mask_nb(s, g, params, cards, lay, mask, ids):
-    """Fill mask (0/1 per action) and ids[:k] with the legal action ids; returns k."""
+    """Fill mask (0/1 per action) and ids[:k] with the legal action ids, in increasing order; returns k. Each phase
+    marks ids of one block of the layout (discard and stop are adjacent), in increasing order where its loop runs
+    that way; a power's number, color or god choice is marked by hand card, so that block is listed afterwards."""
     mask[:] = 0
     k = 0
     ph = s.phase[g]
@@ -48,13 +60,13 @@ def legal_mask_nb(s, g, params, cards, lay, mask, ids):
     if ph == PH_PLAY:
         for t in range(nt):
             if s.hand[g, p, t] > 0:
-                mask[lay[L_PLAY] + t] = 1
+                k = _mark_nb(mask, ids, k, lay[L_PLAY] + t)
     elif ph == PH_TARGET:
         for j in range(1, n):
-            mask[lay[L_TARGET] + j - 1] = 1
+            k = _mark_nb(mask, ids, k, lay[L_TARGET] + j - 1)
     elif ph == PH_GIVE:
         for j in range(1, n):
-            mask[lay[L_GIVE] + j - 1] = 1
+            k = _mark_nb(mask, ids, k, lay[L_GIVE] + j - 1)
     elif ph == PH_CHOOSE:
         kind = s.fkind[g]
         if kind == F_ATTR:
@@ -63,25 +75,26 @@ def legal_mask_nb(s, g, params, cards, lay, mask, ids):
             for a in range(N_ATTRS):
                 kd = F_NUMBER + a
                 if count_matching_nb(s, g, p, kd, attr_nb(cards, r, kd), cards) > 0:
-                    mask[lay[L_ATTRIBUTE] + a] = 1
+                    k = _mark_nb(mask, ids, k, lay[L_ATTRIBUTE] + a)
         else:
+            if kind == F_NUMBER:
+                lo, size = lay[L_NUMBER], MAXN
+            elif kind == F_COLOR:
+                lo, size = lay[L_COLOR], N_COLORS
+            else:
+                lo, size = lay[L_GOD], N_GODS
             for t in range(nt):
                 if s.hand[g, p, t] > 0:
                     v = attr_nb(cards, t, kind)
-                    if kind == F_NUMBER:
-                        mask[lay[L_NUMBER] + v - 1] = 1
-                    elif kind == F_COLOR:
-                        mask[lay[L_COLOR] + v] = 1
-                    else:
-                        mask[lay[L_GOD] + v] = 1
+                    mask[lo + v - 1 if kind == F_NUMBER else lo + v] = 1
+            for a in range(lo, lo + size):
+                if mask[a]:
+                    ids[k] = a
+                    k += 1
     elif ph == PH_DISCARD:
         for t in range(nt):
             if s.hand[g, p, t] > 0 and (s.fkind[g] == F_NONE or attr_nb(cards, t, s.fkind[g]) == s.fval[g]):
-                mask[lay[L_DISCARD] + t] = 1
+                k = _mark_nb(mask, ids, k, lay[L_DISCARD] + t)
         if s.upto[g] != 0:
-            mask[lay[L_STOP]] = 1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            ids[k] = a
-            k += 1
+            k = _mark_nb(mask, ids, k, lay[L_STOP])  # the block right after discard's
     return k

@@ -1,0 +1,65 @@
+"""The benchmark helpers that compute something beyond a timing: the engine profile's re-derived masks, and the
+side-by-side learning curves (their summary statistics, the same-games check and the plot)."""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks import compare_curves as C
+
+
+def write_run(folder, rows):
+    folder.mkdir(parents=True)
+    with open(folder / "progress.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def rows_for(seed, diverge_at=None, n=30):
+    rng = np.random.default_rng(seed)
+    out = []
+    for u in range(1, n + 1):
+        bump = 1 if diverge_at is not None and u >= diverge_at else 0
+        out.append({"update": u, "global_step": 1000 * u, "episodes": 10 * u + bump, "learner_decisions": 900,
+                    "sps": 5000 + seed, "reward_vs_greedy": "" if u % 7 == 0 else f"{rng.normal(u / n):.6f}",
+                    "reward_vs_expert": f"{rng.normal():.6f}", "entropy": f"{2 - u / n:.6f}"})
+    return out
+
+
+def test_curves_side_by_side_summarise_each_group_over_its_seeds(tmp_path, capsys):
+    for seed in range(3):
+        write_run(tmp_path / "a" / f"run{seed}", rows_for(seed))
+        write_run(tmp_path / "b" / f"run{seed}", rows_for(seed, diverge_at=12 if seed == 0 else None))
+    out = tmp_path / "curves.png"
+    table = C.main(["--groups", f"a={tmp_path / 'a'},b={tmp_path / 'b'}", "--last", "10", "--out", str(out),
+                    "--metrics", "reward_vs_greedy,entropy"])
+    assert out.stat().st_size > 10_000
+    assert table["b"]["identical_through"] == 11  # the first seeds' games part at update 12
+    last = [np.mean([float(r["reward_vs_greedy"]) for r in rows_for(s)[-10:] if r["reward_vs_greedy"]])
+            for s in range(3)]
+    mean, half = table["a"]["reward_vs_greedy"]
+    assert mean == pytest.approx(np.mean(last))
+    assert half == pytest.approx(4.302653 * np.std(last, ddof=1) / math.sqrt(3), rel=1e-4)  # t(0.975, 2)
+    assert table["a"]["entropy"][0] == pytest.approx(np.mean([2 - u / 30 for u in range(21, 31)]))
+    assert "same games through update 11 of 30" in capsys.readouterr().out
+
+
+def test_curves_refuse_fewer_than_two_groups_or_an_empty_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    write_run(tmp_path / "a" / "r", rows_for(0))
+    with pytest.raises(SystemExit):
+        C.main(["--groups", f"a={tmp_path / 'a'}"])
+    with pytest.raises(SystemExit):
+        C.main(["--groups", f"a={tmp_path / 'a'},b={tmp_path / 'empty'}"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ruleset", ["core", "omg"])
+def test_the_engine_profile_re_derives_the_engines_own_masks(ruleset):
+    from benchmarks.engine_profile import COLUMNS, profile
+
+    res = profile(ruleset, 64, 1, iters=3, rounds=1)  # it asserts the re-derived masks equal the engine's
+    assert set(COLUMNS) <= set(res) and all(res[c] > 0 for c in ("step", "legal", "observe", "sample"))

@@ -5,7 +5,7 @@
 A numba kernel cannot be sampled by a Python profiler, so the parts are timed apart, on the same games and
 threads, each as a batch over every game:
 - ``sample``: ``sample_legal()`` alone (a random legal id per game from its own stream);
-- ``legal``: re-deriving every game's mask and legal ids from its state (the engine's ``legal_mask_nb``), alone;
+- ``legal``: re-deriving every game's mask and legal ids from its state (``VectorGame.refresh_legal``), alone;
 - ``observe``: writing every game's observation for its acting seat (``observe()``), alone;
 - ``step (no obs)``: ``step(check=False)`` with ``write_observations=False``: apply, bookkeeping and the mask;
 - ``step``: the same with the observation written, the default.
@@ -20,31 +20,10 @@ import time
 from dataclasses import dataclass, field
 
 import numba
-import numba as nb
 import numpy as np
 
 import shedders
 from shedders.commandline import build_parser, config_from
-from shedders.engine import omg as O
-from shedders.engine import palace as K
-
-
-@nb.njit(cache=True, parallel=True)
-def _palace_legal(nthreads, s, params, mask, ids):
-    b = mask.shape[0]
-    chunk = (b + nthreads - 1) // nthreads
-    for c in nb.prange(nthreads):
-        for g in range(c * chunk, min(b, (c + 1) * chunk)):
-            K.legal_mask_nb(s, g, params, mask[g], ids[g])
-
-
-@nb.njit(cache=True, parallel=True)
-def _omg_legal(nthreads, s, params, cards, lay, mask, ids):
-    b = mask.shape[0]
-    chunk = (b + nthreads - 1) // nthreads
-    for c in nb.prange(nthreads):
-        for g in range(c * chunk, min(b, (c + 1) * chunk)):
-            O.legal_mask_nb(s, g, params, cards, lay, mask[g], ids[g])
 
 
 def _timed(fn, iters: int, rounds: int) -> float:
@@ -70,14 +49,13 @@ def profile(ruleset: str, batch: int, threads: int, iters: int, rounds: int) -> 
         res["step" if write else "step (no obs)"] = _timed(lambda: vg.step(vg.sample_legal(), check=False),
                                                            iters, rounds) * per
     res["sample"] = _timed(vg.sample_legal, iters, rounds) * per
-    mask, ids = vg.action_mask.copy(), vg.legal_ids.copy()
-    if ruleset == "omg":
-        legal = lambda: _omg_legal(threads, vg.state, vg.params, vg._cards, vg._lay, mask, ids)  # noqa: E731
-    else:
-        legal = lambda: _palace_legal(threads, vg.state, vg.params, mask, ids)  # noqa: E731
-    legal()
-    assert np.array_equal(mask, vg.action_mask), "the re-derived masks differ from the engine's"
-    res["legal"] = _timed(legal, iters, rounds) * per
+    mask, ids, nlegal = vg.action_mask.copy(), vg.legal_ids.copy(), vg.num_legal.copy()
+    vg.action_mask[:] = 0
+    vg.refresh_legal()
+    assert np.array_equal(mask, vg.action_mask) and np.array_equal(nlegal, vg.num_legal) and \
+        np.array_equal(ids, vg.legal_ids), \
+        "the re-derived masks differ from the engine's"
+    res["legal"] = _timed(vg.refresh_legal, iters, rounds) * per
     seats = np.maximum(vg.current_player, 0).astype(np.int64)
     res["observe"] = _timed(lambda: vg.observe(seats), iters, rounds) * per
     res["step"] -= res["sample"]

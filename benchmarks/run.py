@@ -9,8 +9,14 @@ Measures, with uniformly random legal actions everywhere:
 - the single AEC env (`shedders.env`, through PettingZoo's wrapper, with last() and observe() every step);
 - peers: OpenSpiel's crazy_eights (C++ stepped from Python, an observation tensor each step), RLCard's uno, and
   PettingZoo's classic connect_four and texas_holdem AEC envs;
-- bytes of engine state per game, and cold (empty numba cache) / warm import + compile + first step time.
-Timing is noisy on a shared machine: each figure is the median of several timed rounds.
+- bytes of engine state per game, and cold (empty numba cache) / warm import + compile + first step time;
+- the scale and speed figures: the engine like for like against crazy_eights with and without observations, where
+  its step spends its time (``benchmarks.engine_profile``), the Ray backend against the local one
+  (``benchmarks.ray_backend``), PPO's training throughput (``benchmarks.train_throughput``), our PPO against
+  SB3-contrib's MaskablePPO (``benchmarks.train_peer``, the peer extra), and the test suite's wall time;
+- each target with its measured figure.
+Timing is noisy on a shared machine: each figure is the median of several timed rounds. ``--skip`` leaves sections
+out (``--skip suite,peer,ray``); the full run takes about 40 minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,6 +40,7 @@ from benchmarks.game_lengths import random_game_lengths
 from shedders.commandline import build_parser
 
 RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
+SECTIONS = ("startup", "lean", "profile", "ray", "train", "peer", "suite")
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -140,11 +147,24 @@ class Config:
     """timed rounds per figure (the median is reported)"""
     out: str = str(OUT)
     """the Markdown file the results go to"""
+    skip: list[str] = field(default_factory=list)
+    """sections to leave out: startup, lean, profile, ray, train, peer, suite"""
+    ray_games: int = 4096
+    """deals of the Ray-against-local tournament"""
+    peer_seconds: float = 120.0
+    """training wall time of each trainer in the peer comparison"""
+    train_updates: int = 12
+    """updates per training-throughput run"""
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser(Config, description=__doc__).parse_args(argv)
+    ap = build_parser(Config, description=__doc__)
+    args = ap.parse_args(argv)
+    unknown = set(args.skip) - set(SECTIONS)
+    if unknown:
+        ap.error(f"--skip: unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
     quick = args.quick
+    skip = set(args.skip) | ({"startup", "ray", "train", "peer", "suite"} if quick else set())
     seconds = 0.05 if quick else 1.0
     aec_steps = 2_000 if quick else 40_000
     rounds = 1 if quick else args.rounds
@@ -163,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
         print(line, flush=True)
         lines.append(line)
 
-    if not quick:
+    if "startup" not in skip:
         cold = startup_seconds(clear_cache=True)
         warm = statistics.median(startup_seconds(clear_cache=False) for _ in range(3))
         code = "import shedders; v=shedders.VectorGame('core', 8, 4); v.reset(); v.step(v.sample_legal())"
@@ -229,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
         say(f"| {ruleset} | {n} | {vg.state_bytes_per_game} | {vg.state_bytes_per_game + extra} |")
     say()
 
+    scale = scale_sections(args, skip, rounds, say)
+
     say("## Targets (issue 4)")
     say()
     say("| target | measured | ratio | met |")
@@ -242,9 +264,157 @@ def main(argv: list[str] | None = None) -> None:
         r = aec[ruleset] / peers["connect_four"]
         say(f"| `{ruleset}` AEC env >= 2x connect_four env() | {aec[ruleset]:,.0f} steps/s | {r:.2f}x | "
             f"{'yes' if r >= 2 else 'no'} |")
+    say()
+    issue27_targets(scale, aec, peers, best, all_threads, say)
     if not quick:
         Path(args.out).write_text("\n".join(lines) + "\n")
         print(f"\nwrote {args.out}")
+
+
+def scale_sections(args, skip: set, rounds: int, say) -> dict:
+    """The scale and speed sections (issue 27); returns their figures for the targets table."""
+    out: dict = {}
+    quick = args.quick
+    if "lean" not in skip and _has("pyspiel"):
+        steps = 20_000 if quick else 200_000
+        peer = {obs: statistics.median(openspiel_rate(steps, seed=r, observe=obs) for r in range(rounds))
+                for obs in (True, False)}
+        say("## The engine like for like: with and without observations, against crazy_eights with and without")
+        say()
+        say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} steps/s with "
+            f"`observation_tensor()` every step, {peer[False]:,.0f} without.")
+        say()
+        say("| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
+        say("|---|---:|---:|---:|---:|")
+        out["lean"] = {"peer": peer}
+        for rs in RULESETS:
+            full = engine_rate(rs, 4096, 2, 0.05 if quick else 1.0, rounds)
+            lean = engine_rate(rs, 4096, 2, 0.05 if quick else 1.0, rounds, write_observations=False)
+            out["lean"][rs] = (full, lean)
+            say(f"| {rs} | {full:,.0f} | {full / peer[True]:.0f}x | {lean:,.0f} | {lean / peer[False]:.0f}x |")
+        say()
+    if "profile" not in skip:
+        from benchmarks.engine_profile import COLUMNS, profile
+
+        say("## Where the engine's step spends its time (`benchmarks.engine_profile`)")
+        say()
+        say("ns per game-step x 2 threads at batch 4,096, each part timed apart (step figures without "
+            "`sample_legal`); `apply + bookkeeping` = `step (no obs)` - `legal`. The parts timed alone walk every "
+            "game's state again, so they can exceed their share inside the step.")
+        say()
+        say("| ruleset | " + " | ".join(COLUMNS) + " |")
+        say("|---|" + "---:|" * len(COLUMNS))
+        out["profile"] = {}
+        for rs in RULESETS:
+            res = profile(rs, 4096, 2, 20 if quick else 200, rounds)
+            out["profile"][rs] = res
+            say(f"| {rs} | " + " | ".join(f"{res[c]:.0f}" for c in COLUMNS) + " |")
+        say()
+    if "ray" not in skip and _has("ray"):
+        from benchmarks import ray_backend
+
+        r = ray_backend.main(["--games", str(args.ray_games), "--repeats", str(max(2, rounds))])
+        out["ray"] = r
+        say("## The Ray backend against the local one (`benchmarks.ray_backend`)")
+        say()
+        say(f"A {args.ray_games:,}-deal tournament of random,greedy in core with `--workers 2`, each run a fresh "
+            f"process, backends alternating.")
+        say()
+        say("| backend | runs (s) | median (s) |")
+        say("|---|---|---:|")
+        for k in ("local", "ray"):
+            say(f"| {k} | {', '.join(f'{t:.1f}' for t in r['times'][k])} | {r['median'][k]:.1f} |")
+        say()
+        say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}.")
+        say()
+    if "train" not in skip:
+        from benchmarks.train_throughput import SHARES, measure
+
+        say("## PPO training throughput (`benchmarks.train_throughput`)")
+        say()
+        say(f"The first {args.train_updates} updates of a fresh default `train_ppo` run (512 games x 64 steps per "
+            f"update); median over the updates; the shares are of each update's wall time.")
+        say()
+        say("| ruleset | threads | engine steps/s | " + " | ".join(SHARES) + " |")
+        say("|---|---:|---:|" + "---:|" * len(SHARES))
+        out["train"] = {}
+        for rs in ("core", "fatality", "og", "south_african", "omg"):
+            for t in (1, 2):
+                m = measure(rs, t, args.train_updates)
+                out["train"][(rs, t)] = m
+                say(f"| {rs} | {t} | {m['sps']:,.0f} | " + " | ".join(f"{m[k]:.0%}" for k in SHARES) + " |")
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        say()
+    if "peer" not in skip and _has("sb3_contrib"):
+        from benchmarks import train_peer
+
+        r = train_peer.main(["--seconds", str(args.peer_seconds)])
+        out["peer"] = r
+        say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
+        say()
+        say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of training "
+            f"each, then 100 fresh deals with the learner in every seat (most_cards at the cap).")
+        say()
+        say("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
+        say("|---|---:|---:|---|---:|")
+        for k, v in r["results"].items():
+            m, lo, hi = v["reward"]
+            say(f"| {k} | {v['engine_steps'] / v['seconds']:,.0f} | {v['learner_steps'] / v['seconds']:,.0f} | "
+                f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {v['capped']:.1%} |")
+        d = r["paired"]
+        say()
+        say(f"Ours - MaskablePPO, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]; "
+            f"engine steps/s ratio **{r['ratio']:.1f}x**.")
+        say()
+    if "suite" not in skip:
+        say("## The test suite, in this checkout (numba cache warm)")
+        say()
+        say("| command | wall time | result |")
+        say("|---|---:|---|")
+        out["suite"] = {}
+        for label, cmd in (("full suite", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
+                           ("fast tier", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
+                                          "not slow"])):
+            t = time.perf_counter()
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+            wall = time.perf_counter() - t
+            tail = (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
+            out["suite"][label] = (wall, tail, done.returncode)
+            say(f"| `{' '.join(['pytest'] + cmd[3:])}` | {wall / 60:.1f} min | {tail} |")
+        say()
+    return out
+
+
+def issue27_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: int, say) -> None:
+    say("## Targets (issue 27)")
+    say()
+    say("| target | measured | ratio | met |")
+    say("|---|---|---:|---|")
+
+    def row(what, measured, ratio, goal):
+        say(f"| {what} | {measured} | {ratio:.2f}x | {'yes' if ratio >= goal else 'no'} |")
+
+    if "ray" in scale:
+        r = scale["ray"]
+        row("Ray, 4,096 deals, 2 workers >= 0.8x local", f"{r['median']['ray']:.1f} s against {r['median']['local']:.1f} s",
+            r["ratio"], 0.8)
+    lean = scale.get("lean")
+    if lean:
+        for rs in RULESETS:
+            goal = 50 if rs == "omg" else 100
+            top = max(lean[rs][0], best.get((rs, threads), 0))  # batch 4,096 here or the sweep's best batch
+            row(f"`{rs}` engine, {threads} threads, best batch >= {goal}x crazy_eights (both with observations)",
+                f"{top:,.0f} steps/s", top / lean["peer"][True], goal)
+    for rs in RULESETS:
+        row(f"`{rs}` AEC env >= 3x connect_four env()", f"{aec[rs]:,.0f} steps/s", aec[rs] / peers["connect_four"], 3)
+    if "train" in scale and ("core", 2) in scale["train"]:
+        m = scale["train"][("core", 2)]
+        row("PPO end to end, core, 2 threads >= 100k engine steps/s (ratio: to 100k)", f"{m['sps']:,.0f} steps/s",
+            m["sps"] / 1e5, 1)
+    if "peer" in scale:
+        r = scale["peer"]["results"]
+        ours, theirs = (r[k]["engine_steps"] / r[k]["seconds"] for k in ("ours", "MaskablePPO"))
+        row("our PPO >= 10x MaskablePPO's engine steps/s", f"{ours:,.0f} against {theirs:,.0f}", ours / theirs, 10)
 
 
 def _has(module: str) -> bool:

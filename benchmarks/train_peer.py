@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> dict:
     print("|---|---:|---:|---|---:|")
     for k, v in results.items():
         m, lo, hi = mean_ci(rewards[k].mean(axis=1))
+        v.update(reward=(m, lo, hi), capped=float(evals[k][1].mean()))
         print(f"| {k} | {v['engine_steps'] / v['seconds']:,.0f} | {v['learner_steps'] / v['seconds']:,.0f} | "
               f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {evals[k][1].mean():.1%} |")
     d = paired_difference(rewards["ours"].mean(axis=1), rewards["MaskablePPO"].mean(axis=1))

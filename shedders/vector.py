@@ -229,6 +229,12 @@ class VectorGame:
             self.legal_ids,
         )
 
+    def refresh_legal(self) -> None:
+        """Write ``action_mask``, ``legal_ids`` and ``num_legal`` again from the games' states, as a step ends
+        with (they are already current after every call of this class; ``benchmarks.engine_profile`` times it)."""
+        K.batch_legal_nb(numba.get_num_threads(), self.state, self.params, self.action_mask, self.num_legal,
+                         self.legal_ids)
+
     def observe(self, seats) -> np.ndarray:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
         seats = self._checked_seats(seats)
@@ -294,6 +300,10 @@ class OmgVectorGame(VectorGame):
         return O.redeal_over_nb(self.state, self.params, self._counts, self._cards, self._lay,
                                       self.observation, self.action_mask, self.current_player, self.num_legal,
                                       self.legal_ids)
+
+    def refresh_legal(self) -> None:
+        O.batch_legal_nb(numba.get_num_threads(), self.state, self.params, self._cards, self._lay,
+                         self.action_mask, self.num_legal, self.legal_ids)
 
     def observe(self, seats) -> np.ndarray:
         seats = self._checked_seats(seats)

@@ -220,3 +220,17 @@ def test_write_observations_false_changes_nothing_but_the_observation(ruleset):
 def test_write_observations_must_be_a_bool():
     with pytest.raises(ValueError, match="write_observations must be True or False"):
         shedders.VectorGame("core", num_envs=2, write_observations="no")
+
+
+@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african", "omg"])
+def test_refresh_legal_rewrites_the_masks_a_step_ends_with(ruleset):
+    vg = shedders.VectorGame(ruleset, 32, 4, seed=5)
+    vg.reset()
+    for _ in range(60):
+        vg.step(vg.sample_legal())
+        mask, ids, n = vg.action_mask.copy(), vg.legal_ids.copy(), vg.num_legal.copy()
+        vg.action_mask[:] = 1
+        vg.num_legal[:] = 0
+        vg.refresh_legal()
+        assert np.array_equal(vg.action_mask, mask) and np.array_equal(vg.num_legal, n)
+        assert all(np.array_equal(vg.legal_ids[g, :n[g]], ids[g, :n[g]]) for g in range(32))

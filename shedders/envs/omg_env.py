@@ -8,7 +8,8 @@ from gymnasium import spaces
 from shedders.engine import omg as O
 from shedders.envs import omg_state
 from shedders.envs.actions import omg_action_names as action_names
-from shedders.envs.base import OrderEnforcing, ShedEnv, as_action_id, layout_slices, layout_table, scenario_option
+from shedders.envs.base import (OrderEnforcing, ShedEnv, as_action_id, direct, layout_slices, layout_table,
+                                 scenario_option)
 from shedders.envs.render import omg_constraint, render_omg
 from shedders.envs.scenario import commit
 from shedders.rules import OmgRules, make_rules
@@ -52,6 +53,11 @@ class OmgEnv(ShedEnv):
         self._zero_mask = np.zeros(self.num_actions, np.int8)
         self._ids = np.zeros(self.num_actions, np.int16)
         self._obs_size = O.observation_size(n, deck.num_types)
+        # the two kernels of every step, called past the dispatcher (base.direct): the AEC step's largest cost
+        self._observe_nb = direct(O.observe_nb, self._state, 0, 0, self._params, self._cards,
+                                  np.empty(self._obs_size, np.int8))
+        self._step_nb = direct(O.step_nb, self._state, 0, 0, self._params, self._cards, self._lay, self._mask,
+                               self._ids)
         obs_space = spaces.Dict({
             "observation": spaces.Box(low=-1, high=127, shape=(self._obs_size,), dtype=np.int8),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
@@ -94,7 +100,7 @@ class OmgEnv(ShedEnv):
     def observe(self, agent):
         obs = np.empty(self._obs_size, np.int8)
         seat = self._seat[agent]
-        O.observe_nb(self._state, 0, seat, self._params, self._cards, obs)
+        self._observe_nb(self._state, 0, seat, self._params, self._cards, obs)
         is_actor = self._state.phase[0] != O.PH_OVER and self._state.turn[0] == seat
         return {"observation": obs, "action_mask": self._mask.copy() if is_actor else self._zero_mask.copy()}
 
@@ -105,7 +111,7 @@ class OmgEnv(ShedEnv):
             return
         s = self._state
         a = as_action_id(action)
-        if O.step_nb(s, 0, a, self._params, self._cards, self._lay, self._mask, self._ids) < 0:
+        if self._step_nb(s, 0, a, self._params, self._cards, self._lay, self._mask, self._ids) < 0:
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
         for a_ in self.agents:

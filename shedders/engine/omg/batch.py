@@ -68,6 +68,16 @@ def batch_step_nb(nthreads, s, actions, params, counts, cards, lay, obs, mask, c
 
 
 @nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
+def batch_legal_nb(nthreads, s, params, cards, lay, mask, nlegal, ids):
+    """Every game's mask, legal ids and their number written again from its state (what a step ends with)."""
+    b = s.turn.shape[0]
+    chunk = (b + nthreads - 1) // nthreads
+    for c in nb.prange(nthreads):
+        for g in range(c * chunk, min(b, (c + 1) * chunk)):
+            nlegal[g] = legal_mask_nb(s, g, params, cards, lay, mask[g], ids[g])
+
+
+@nb.njit(cache=True, parallel=True, _nrt=False, error_model="numpy")
 def batch_sample_nb(nthreads, s, ids, nlegal, out):
     b = s.turn.shape[0]
     chunk = (b + nthreads - 1) // nthreads

@@ -173,6 +173,17 @@ def batch_reset_nb(nchunks, s, seeds, params, obs, mask, cur, nlegal, ids):
 
 
 @nb.njit(cache=True, parallel=True)
+def batch_legal_nb(nchunks, s, params, mask, nlegal, ids):
+    """Every game's mask, legal ids and their number written again from its state (what a step ends with)."""
+    b = mask.shape[0]
+    nt = max(1, min(nchunks, b))
+    size = (b + nt - 1) // nt
+    for c in nb.prange(nt):
+        for g in range(c * size, min(b, (c + 1) * size)):
+            nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
+
+
+@nb.njit(cache=True, parallel=True)
 def batch_sample_nb(nchunks, s, ids, nlegal, out):
     b = out.shape[0]
     nt = max(1, min(nchunks, b))

@@ -347,9 +347,7 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         say()
     if "peer" not in skip and _has("sb3_contrib"):
-        from benchmarks import train_peer
-
-        r = train_peer.main(["--seconds", str(args.peer_seconds)])
+        r = main_apart("benchmarks.train_peer", ["--seconds", str(args.peer_seconds)])
         out["peer"] = r
         say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
         say()
@@ -388,12 +386,22 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
 
 def measure_apart(ruleset: str, threads: int, updates: int) -> dict:
     """``train_throughput.measure`` in a new process. In this one, after the sections before it, two torch threads
-    ran at about half the speed of one (forward passes 58% of the time against 20%); a new process, as a user's
-    training run is, does not carry that."""
+    ran at about half the speed of one (forward passes 58% of the time against 20%), and MaskablePPO at a quarter
+    of its speed alone; a new process, as a user's training run is, does not carry that."""
     code = ("import json, sys; from benchmarks.train_throughput import measure; "
             "print(json.dumps(measure(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))))")
-    done = subprocess.run([sys.executable, "-c", code, ruleset, str(threads), str(updates)], check=True,
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    return _json_apart(code, [ruleset, str(threads), str(updates)])
+
+
+def main_apart(module: str, argv: list[str]) -> dict:
+    """``module.main(argv)``'s result, run in a new process (see ``measure_apart``)."""
+    code = f"import json, sys; from {module} import main; print(json.dumps(main(sys.argv[1:])))"
+    return _json_apart(code, argv)
+
+
+def _json_apart(code: str, argv: list[str]):
+    done = subprocess.run([sys.executable, "-c", code, *argv], check=True, capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

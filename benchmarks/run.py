@@ -459,11 +459,15 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
                 f"against {lean['peer'][False]:,.0f} steps/s).")
     train = scale.get("train", {})
     if ("core", 2) in train and train[("core", 2)]["sps"] < 1e5:
-        m = train[("core", 2)]
-        per = 512 * 64 / m["sps"]
+        from experiments.train_ppo import Config as PPOConfig
+
+        m, ppo = train[("core", 2)], PPOConfig()
+        steps = ppo.num_envs * ppo.num_steps
+        per = steps / m["sps"]
         lines.append(
-            f"- PPO, core, 2 threads: an update of 32,768 engine steps takes {per:.2f} s at {m['sps']:,.0f} steps/s "
-            f"(100k needs 0.33 s): the PPO update {m['update']:.0%} ({m['update'] * per:.2f} s: 2 epochs of "
+            f"- PPO, core, 2 threads: an update of {steps:,} engine steps takes {per:.2f} s at {m['sps']:,.0f} steps/s "
+            f"(100k needs {steps / 1e5:.2f} s): the PPO update {m['update']:.0%} ({m['update'] * per:.2f} s: "
+            f"{ppo.update_epochs} epochs of "
             f"fully connected forward and backward passes, their matrix products running at the BLAS library's rate "
             f"on this CPU), the rollout's forward passes {m['forward']:.0%}, the engine {m['engine']:.0%}, the "
             f"opponents {m['opponents']:.0%}.")

@@ -329,8 +329,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 obs_t = torch.from_numpy(vg.observation[mine])
                 idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
                 with torch.inference_mode():
-                    logp, value = model.legal(obs_t.to(device).float(), idx.to(device), ok.to(device))
-                    a, logp = sample_packed(logp, idx.to(device))
+                    on = idx.to(device)
+                    logp, value = model.legal(obs_t.to(device).float(), on, ok.to(device))
+                    a, logp = sample_packed(logp, on)
                 actions[mine] = a.cpu().numpy()
                 obs_buf[t, mine] = obs_t
                 if idx.shape[1] > legal_buf.shape[2]:

@@ -33,6 +33,16 @@ def _ppo_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = N
     return PPOAgent(ruleset, num_players, seed=seed, **options)
 
 
+def _guided_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """``agents.guided.GuidedSearchAgent``, imported on first use (it needs torch)."""
+    from agents.guided import GuidedSearchAgent
+
+    return GuidedSearchAgent(ruleset, num_players, seed=seed, **options)
+
+
+_LAZY = {_ppo_agent: ("agents.ppo", "PPOAgent"), _guided_agent: ("agents.guided", "GuidedSearchAgent")}
+
+
 def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when first asked for
     if name == "PPOAgent":
         from agents.ppo import PPOAgent
@@ -43,7 +53,7 @@ def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when 
 OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
               "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
-            "oracle": OracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent}
+            "oracle": OracleAgent, "ppo": _ppo_agent, "guided": _guided_agent, "champion": ChampionAgent}
 
 __all__ = ["Agent", "ChampionAgent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY",
            "SearchAgent", "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
@@ -66,8 +76,11 @@ def agent_options(name: str, ruleset: str = "core") -> list[str]:
     """The option names agent ``name`` takes for ``ruleset``: its own (``budget``, ``checkpoint``, ...) and the
     ruleset's (``base``, ``rules``, ``ply_cap``, ``deck``), read off the constructors' signatures."""
     factory = agent_class(name, ruleset)
-    if factory is _ppo_agent:
-        from agents.ppo import PPOAgent as factory
+    if factory in _LAZY:
+        import importlib
+
+        module, cls = _LAZY[factory]
+        factory = getattr(importlib.import_module(module), cls)
     skip = {"self", "ruleset", "num_players", "seed"}
     names = []
     for f in [c.__init__ for c in factory.__mro__ if "__init__" in vars(c)] + [make_rules]:

@@ -2,21 +2,26 @@
 
     agent = agents.make("champion", ruleset="core", num_players=4, time_budget=0.01)
 
-Which agent that is comes from measurements on fresh duplicate deals, paired per deal (``experiments/RESULTS.md``):
+Which agent that is was chosen on one set of deals (128 duplicate deals, seed 201, 2 against 2, most_cards) and
+measured on fresh ones (``experiments/RESULTS.md``, the strength table):
 
-| ruleset | champion | why |
+| table | champion | chosen because (selection deals, paired difference of mean reward a seat) |
 |---|---|---|
-| og, fatality, core, south_african (and house on core's rules) at 4 players | ``ppo``, the committed checkpoint | it beats ``expert`` in every one of them (paired, seed 1, most_cards: og +0.030, fatality +0.152, core +0.045, south_african +0.047 mean reward a seat, intervals above 0), and ``search:budget=256`` does not beat it anywhere (og +0.033 [-0.029, +0.095], fatality +0.080 [-0.002, +0.162], core -0.047 [-0.108, +0.015], south_african -0.217 [-0.282, -0.151]) at 25-50 times its cost (0.09 ms against 4.2 ms a decision at batch 1) |
-| omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg has no learned agent; at the default budget (833 rollouts) the champion beats ``expert`` by +0.122 [+0.075, +0.168] (2 against 2, 200 fresh deals, seed 11) but not yet ``search:budget=256``: +0.023 [-0.020, +0.067] (200 deals, seed 12) |
+| core, fatality, south_african (and house on core's rules) at 4 players | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149] |
+| og at 4 players | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
+| omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) |
 | the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
 
-``time_budget`` (seconds per decision at batch 1 on the 2-core machine this project is measured on) sets how many
-rollouts a search champion may spend: ``int(time_budget / SECONDS_PER_ROLLOUT)``. omg's rollout (16 decisions of
+``time_budget`` (seconds per decision at batch 1 on the 2-core machine this project is measured on) sets what a
+search champion may spend. omg: ``int(time_budget / SECONDS_PER_ROLLOUT)`` rollouts; omg's rollout (16 decisions of
 expert) was measured at 8.5 microseconds (median over a game's decisions at 1,250 rollouts) and 9.9 at the 90th
-percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. The rollouts are fixed when the agent is built, not
-measured while it plays, so the same seed gives the same decisions on any machine. ``ppo`` and ``expert`` take well
-under a millisecond, inside any budget this option accepts (at least 1 ms). ``champion.chosen`` names the agent
-inside.
+percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. guided:
+``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.24 ms at the 90th percentile of a
+core game's decisions (16 worlds: median 0.20 ms, 90th percentile 3.8 ms, mean 0.93 ms, setup and forced moves
+included), and the constant allows 0.625 ms, so the default budget buys 16 worlds. The search's size is fixed when
+the agent is built, not measured while it plays, so the same seed gives the same decisions on any machine. ``ppo``
+and ``expert`` take well under a millisecond, inside any budget this option accepts (at least 1 ms).
+``champion.chosen`` names the agent inside.
 """
 
 from __future__ import annotations
@@ -28,8 +33,18 @@ from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 
 SECONDS_PER_ROLLOUT = {"omg": 12e-6}  # a search champion's rollout cost, for its budget (see the module docstring)
+SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
+MAX_WORLDS = 64
+GUIDED = {"depth": 16, "top_k": 4}  # the guided champion's search, apart from its worlds
 MIN_TIME_BUDGET = 1e-3
 DEFAULT_TIME_BUDGET = 0.01
+#: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
+GUIDED_RULESETS = ("core", "fatality", "south_african")
+
+
+def guided_worlds(time_budget: float) -> int:
+    """The sampled worlds a guided champion spends per decision within ``time_budget`` seconds."""
+    return max(1, min(MAX_WORLDS, int(time_budget / SECONDS_PER_WORLD)))
 
 
 def search_budget(ruleset: str, time_budget: float) -> int:
@@ -63,6 +78,12 @@ class ChampionAgent(Agent):
             self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
                                         **options)
             self.chosen = f"search:budget={self.inner.budget}"
+        elif has_checkpoint(ruleset, num_players, **options) and self._guided(ruleset, **options):
+            from agents.guided import GuidedSearchAgent
+
+            worlds = guided_worlds(time_budget)
+            self.inner = GuidedSearchAgent(ruleset, num_players, seed=seed, worlds=worlds, **GUIDED, **options)
+            self.chosen = f"guided:worlds={worlds}"
         elif has_checkpoint(ruleset, num_players, **options):
             from agents.ppo import PPOAgent
 
@@ -72,6 +93,13 @@ class ChampionAgent(Agent):
             self.inner = ExpertAgent(ruleset, num_players, seed=seed, **options)
             self.chosen = "expert"
         self.needs_state = getattr(self.inner, "needs_state", False)
+
+    @staticmethod
+    def _guided(ruleset: str, **options) -> bool:
+        """Whether the guided search is this table's champion (house without toggles plays core's games)."""
+        from agents.ppo import same_game
+
+        return any(same_game(r, ruleset, 4, **options) for r in GUIDED_RULESETS)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state=None, games=None) -> np.ndarray:
         if self.needs_state:

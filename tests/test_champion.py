@@ -9,21 +9,26 @@ import pytest
 import agents
 import shedders
 from agents.base import act_in
-from agents.champion import SECONDS_PER_ROLLOUT, search_budget
+from agents.champion import MAX_WORLDS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, search_budget
+from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
-CHOSEN = {"og": "ppo", "fatality": "ppo", "core": "ppo", "south_african": "ppo", "house": "ppo"}
+CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": "guided:worlds=16", "south_african": "guided:worlds=16",
+          "house": "guided:worlds=16"}
 
 
-def decisions(agent, ruleset, n, games=40, seed=3):
-    """Play ``games`` decisions of one game at batch 1 with ``agent`` in every seat; the actions and their times."""
+def decisions(agent, ruleset, n, games=40, seed=3, after_setup=False):
+    """Play ``games`` decisions of one game at batch 1 with ``agent`` in every seat (``after_setup``: counting only
+    those after the palace setup, where a search searches); the actions and their times."""
     vg = shedders.VectorGame(ruleset, 1, n, seed=seed)
     vg.reset()
     out, times = [], []
-    for _ in range(games):
+    while len(times) < games:
+        counted = not after_setup or vg.state.phase[0] != K.PH_SETUP
         t = time.perf_counter()
         a = act_in(agent, vg, np.arange(1))
-        times.append(time.perf_counter() - t)
+        if counted:
+            times.append(time.perf_counter() - t)
         assert vg.action_mask[0, a[0]] == 1  # legal
         out.append(int(a[0]))
         vg.step(a)
@@ -34,9 +39,10 @@ def decisions(agent, ruleset, n, games=40, seed=3):
 def test_the_champion_plays_only_legal_actions_within_its_time_budget(ruleset):
     champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
     assert champ.chosen == CHOSEN.get(ruleset, f"search:budget={search_budget('omg', 0.01)}")
-    _, times = decisions(champ, ruleset, 4)
+    _, times = decisions(champ, ruleset, 4, after_setup=ruleset != "omg")
     # the budget is what a decision may cost at batch 1 on the measured machine; 1.5x leaves room for a busy one
     assert np.median(times[3:]) <= 1.5 * champ.time_budget
+    assert np.percentile(times[3:], 90) <= 2 * champ.time_budget
 
 
 def test_the_time_budget_buys_the_search_champion_its_rollouts():
@@ -46,6 +52,12 @@ def test_the_time_budget_buys_the_search_champion_its_rollouts():
     _, t_small = decisions(small, "omg", 4)
     _, t_large = decisions(large, "omg", 4)
     assert np.median(t_small[3:]) <= 1.5 * 0.002 < np.median(t_large[3:])
+
+
+def test_the_time_budget_buys_the_guided_champion_its_worlds():
+    small = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.002)
+    assert small.chosen == f"guided:worlds={int(0.002 / SECONDS_PER_WORLD)}" and small.inner.worlds == 3
+    assert agents.make("champion", ruleset="core", num_players=4, time_budget=1.0).inner.worlds == MAX_WORLDS
 
 
 def test_the_champion_is_reproducible_from_its_seed():

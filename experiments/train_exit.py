@@ -1,0 +1,363 @@
+"""Expert iteration (ExIt) on the batched engine, in one file: the guided search teaches the network that guides it.
+
+    python -m experiments.train_exit --ruleset core --rounds 20
+    python -m experiments.train_exit --ruleset core --name exit-core --resume       # continue a killed run
+
+Each round (Anthony, Tian and Barber, NeurIPS 2017; Silver et al.'s AlphaZero loop, on imperfect information
+through determinization):
+
+1. **Play.** ``--games`` games at once, to their end. In a share ``--self-play`` of them every seat is the learner;
+   in the others the learner holds two seats against two of the pool (``--pool``). A share ``--search-share`` of
+   the learner's decisions with a real choice is decided by ``agents.guided`` over the *current* networks; the
+   rest by the policy itself (sampled, as ``ppo`` plays).
+2. **Targets.** A searched decision's target is the policy improved by the search (``GuidedSearchAgent.
+   improved_policy``): the candidates' probability spread again in proportion to ``prior * exp(value /
+   --temperature)``, the rest kept. A first version used the search's choice alone; after 30 rounds its guided
+   search had fallen from +0.089 to -0.065 against ``ppo`` (128 deals each): the search agrees with the policy's
+   most likely action 95% of the time, so that target mostly sharpens the policy, and this game's policy plays
+   worse sharp (``agents/ppo.py``). Every decision of every seat, the pool's too, gives the perfect-information critic a target: the
+   rewards that seat collected from there to the game's end. The critic's input is every seat's observation (the
+   decider's first): it sees all hands, in training only; the search feeds it sampled worlds, never the true deal.
+   The policy's own value head learns the same returns from the decider's observation alone.
+3. **Learn.** ``--epochs`` passes over the round's data, Adam, minibatches of ``--batch``.
+
+The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``save_file``), with the critic added,
+so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.
+``--init`` starts from a trained network (default: the committed ``ppo`` checkpoint of the table).
+
+Writes ``runs/<name>/``: ``progress.csv`` (one row per round: losses, the policy's agreement with the search before
+the round's training, the learner's reward against the pool, capped games, time), ``checkpoint.pt`` after every
+round (atomic) and ``config.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+from tqdm import tqdm
+
+import agents as agents_pkg
+import shedders
+from agents.base import act_in
+from agents.guided import Critic, GuidedSearchAgent
+from agents.ppo import Policy, default_checkpoint, load_file, packed_legal, same_game, save_file
+from experiments.train_ppo import _has, _log, _tuple, trim_log
+from shedders.commandline import build_parser, config_from
+from shedders.engine.palace.layout import PH_OVER, PH_SETUP
+from shedders.engine.search import palace_guided as G
+
+
+@dataclass
+class Config:
+    """Every field is a command-line flag (``--games 256``)."""
+
+    ruleset: str = "core"  # a palace ruleset (omg's search has no network to guide it)
+    players: int = 4  # seats at the table
+    rounds: int = 20  # play-then-learn rounds in all (a resumed run goes on to this many)
+    games: int = 128  # games played at once in each round, to their end
+    search_share: float = 0.5  # share of the learner's decisions with a real choice that the search decides
+    self_play: float = 0.5  # share of games where the learner holds every seat
+    pool: list[str] = field(default_factory=lambda: ["expert"])  # the other games' two opponent seats, drawn per game
+    worlds: int = 8  # the search's sampled worlds per decision
+    depth: int = 16  # the search's rollout decisions before the critic values the leaf
+    top_k: int = 4  # candidates the search tries (the policy's most likely)
+    prior: float = 0.05  # weight of the policy's log-probability in the search's choice
+    epochs: int = 2  # passes over a round's data
+    batch: int = 1024  # minibatch size
+    lr: float = 1e-4  # Adam's step size (policy and critic)
+    bc_coef: float = 1.0  # weight of the cross-entropy to the search's improved policy
+    temperature: float = 0.05  # the improved policy: prior * exp(value / temperature) over the search's candidates
+    vf_coef: float = 0.5  # weight of the policy's value head loss
+    ent_coef: float = 0.0  # weight of an entropy bonus on the policy (0: none)
+    critic_hidden: int = 256  # width of the critic's two hidden layers
+    init: str = ""  # the network to start from ("": the committed ppo checkpoint of the table)
+    seed: int = 0  # seeds the deals, torch, numpy and every agent
+    threads: int = 0  # torch threads (0: torch's default)
+    ply_cap: int = 1000  # decisions after which a game is capped (as train_ppo's palace defaults)
+    cap_rule: str = "most_cards"  # how a capped game ends: every seat is placed by cards left, so each has a target
+    out: str = "runs"  # the folder that holds the run directory
+    name: str | None = None  # the run directory's name (none: exit-<ruleset>-<players>p-seed<seed>)
+
+    def run_name(self) -> str:
+        return self.name or f"exit-{self.ruleset}-{self.players}p-seed{self.seed}"
+
+
+def check(cfg: Config) -> None:
+    """``ValueError`` for a config that cannot run, before anything is written."""
+    if cfg.ruleset == "omg":
+        raise ValueError("train_exit trains the palace rulesets; omg has no guided search")
+    shedders.make_rules(cfg.ruleset, cfg.players)
+    for key in ("rounds", "games", "worlds", "top_k", "epochs", "batch", "critic_hidden", "ply_cap"):
+        if getattr(cfg, key) < 1:
+            raise ValueError(f"{key} must be at least 1, got {getattr(cfg, key)}")
+    for key in ("search_share", "self_play"):
+        if not 0.0 <= getattr(cfg, key) <= 1.0:
+            raise ValueError(f"{key} must be in [0, 1], got {getattr(cfg, key)}")
+    if cfg.depth < 0 or cfg.lr <= 0 or cfg.temperature <= 0:
+        raise ValueError("depth must be >= 0, lr and temperature positive")
+    for spec in cfg.pool:
+        if not _has(agents_pkg.parse_agent(spec)[0], cfg.ruleset):
+            raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
+    if cfg.self_play < 1.0 and not cfg.pool:
+        raise ValueError("--pool is empty, so every game must be self-play (--self-play 1)")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# One round of play
+# ----------------------------------------------------------------------------------------------------------------
+def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Generator) -> dict:
+    """Play ``cfg.games`` games to their end; return the round's training data and its statistics."""
+    n, b = cfg.players, cfg.games
+    seed = cfg.seed + 7919 * round_no  # a fresh deal every round, the same on a resume
+    vg = shedders.VectorGame(cfg.ruleset, b, n, seed=seed, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule,
+                             autoreset=False)
+    vg.reset()
+    search = GuidedSearchAgent.with_networks(policy, critic, cfg.ruleset, n, seed=seed + 1, worlds=cfg.worlds,
+                                             depth=cfg.depth, top_k=cfg.top_k, prior=cfg.prior)
+    pool = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=seed + 3 + i) for i, spec in enumerate(cfg.pool)]
+    # who holds each seat: -1 the learner, k >= 0 pool member k
+    ctrl = np.full((b, n), -1, np.int64)
+    for g in range(b):
+        if pool and rng.random() >= cfg.self_play:
+            ctrl[g] = int(rng.integers(len(pool)))
+            ctrl[g, rng.choice(n, 2, replace=False)] = -1
+    collected = np.zeros((b, n))  # rewards each seat collected so far
+    rec = {"obs": [], "cobs": [], "idx": [], "target": [], "soft": [], "game": [], "seat": [], "before": []}
+    agree = []
+    obs_size = vg.observation_size
+    cobs = np.zeros((b, obs_size * n), np.int8)
+    searched = decisions = 0
+    capped = np.zeros(b, bool)
+    while True:
+        live = np.flatnonzero(vg.state.phase != PH_OVER)  # (terminated is cleared on a game left untouched)
+        if not len(live):
+            break
+        cur = vg.current_player[live].astype(np.int64)
+        actions = np.full(b, -1, np.int64)  # -1: a game that is over stays as it is
+        target = np.full(b, -1, np.int64)
+        soft = {}
+        mine = live[ctrl[live, cur] < 0]
+        if len(mine):
+            # a real choice after setup (setup is played by the policy, agents/guided.py says why)
+            real = (vg.num_legal[mine] > 1) & (vg.state.phase[mine] != PH_SETUP)
+            choice = mine[real & (rng.random(len(mine)) < cfg.search_share)]
+            plain = np.setdiff1d(mine, choice)
+            if len(choice):
+                a = act_in(search, vg, choice)
+                actions[choice] = a
+                target[choice] = a
+                first = search.last["candidates"][:, 0]  # the policy's most likely action
+                for g, row in zip(choice, search.improved_policy(cfg.temperature)):
+                    soft[int(g)] = row
+                agree += list(first == a)
+                searched += len(choice)
+            if len(plain):
+                actions[plain] = search.policy_act(vg.observation[plain], vg.action_mask[plain])
+        for k in np.unique(ctrl[live, cur][ctrl[live, cur] >= 0]):
+            rows = live[ctrl[live, cur] == k]
+            actions[rows] = act_in(pool[k], vg, rows)
+        # the critic's input for every live decision (its seat's return is known when the game ends)
+        G.critic_obs_nb(vg.state, live, vg.state.actor.astype(np.int64), vg.params, obs_size, cobs)
+        seats = vg.current_player[live].astype(np.int64)
+        rec["cobs"].append(cobs[:len(live)].copy())
+        rec["obs"].append(vg.observation[live].copy())
+        rec["game"].append(live.copy())
+        rec["seat"].append(seats)
+        rec["before"].append(collected[live, seats].copy())
+        rec["target"].append(target[live])
+        idx, ok = packed_legal(vg.legal_ids[live], vg.num_legal[live])  # increasing ids, as Policy.legal wants
+        rec["idx"].append(np.where(ok.numpy(), idx.numpy(), -1).astype(np.int16))
+        dist = np.zeros(idx.shape, np.float32)  # the improved policy of the searched decisions, same columns
+        for t, g in enumerate(live):
+            if g in soft:
+                dist[t, :len(soft[g])] = soft[g][:idx.shape[1]]
+        rec["soft"].append(dist)
+        decisions += len(live)
+        vg.step(actions, check=False)
+        collected += vg.rewards
+        capped |= vg.truncated
+    game, seat = np.concatenate(rec["game"]), np.concatenate(rec["seat"])
+    returns = collected[game, seat] - np.concatenate(rec["before"])
+    learner = ctrl[game, seat] < 0
+    vs_pool = [collected[g, ctrl[g] < 0].mean() for g in range(b) if (ctrl[g] >= 0).any()]
+    return {
+        "obs": np.concatenate(rec["obs"]), "cobs": np.concatenate(rec["cobs"]),
+        "legal": _stack_padded(rec["idx"]), "soft": _stack_padded(rec["soft"], 0), "target": np.concatenate(rec["target"]), "returns": returns,
+        "learner": learner, "decisions": decisions, "searched": searched, "learner_decisions": int(learner.sum()),
+        "agree": float(np.mean(agree)) if agree else float("nan"),
+        "reward_vs_pool": float(np.mean(vs_pool)) if vs_pool else float("nan"),
+        "capped": float(capped.mean()),
+    }
+
+
+def _stack_padded(parts: list, fill=-1) -> np.ndarray:
+    """Rows of different widths (packed legal ids, their probabilities), stacked with ``fill`` padding."""
+    width = max(p.shape[1] for p in parts)
+    return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=fill) for p in parts])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Learning
+# ----------------------------------------------------------------------------------------------------------------
+def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Generator) -> dict:
+    """``cfg.epochs`` passes over one round's data: the policy towards the search's choices and its value head
+    towards the returns of its own decisions, the critic towards every decision's return."""
+    n = len(data["returns"])
+    obs = torch.from_numpy(data["obs"])
+    cobs = torch.from_numpy(data["cobs"])
+    ret = torch.from_numpy(data["returns"]).float()
+    target = torch.from_numpy(data["target"])
+    learner = torch.from_numpy(data["learner"])
+    raw = torch.from_numpy(data["legal"].astype(np.int64))  # each row's legal ids, increasing, -1 padded
+    valid = raw >= 0
+    idx = raw.clamp(min=0)
+    soft = torch.from_numpy(data["soft"])
+    stats = {"policy_loss": [], "value_loss": [], "critic_loss": []}
+    for _ in range(cfg.epochs):
+        order = torch.from_numpy(rng.permutation(n))
+        for start in range(0, n, cfg.batch):
+            mb = order[start:start + cfg.batch]
+            v_c = critic(cobs[mb].float())
+            critic_loss = 0.5 * ((v_c - ret[mb]) ** 2).mean()
+            loss = critic_loss
+            own = mb[learner[mb]]
+            if len(own):
+                logp, value = policy.legal(obs[own].float(), idx[own], valid[own])
+                value_loss = 0.5 * ((value - ret[own]) ** 2).mean()
+                loss = loss + cfg.vf_coef * value_loss
+                stats["value_loss"].append(value_loss.item())
+                taught = target[own] >= 0
+                if bool(taught.any()):
+                    pl = -(soft[own][taught] * logp[taught].masked_fill(~valid[own][taught], 0.0)).sum(1).mean()
+                    loss = loss + cfg.bc_coef * pl
+                    stats["policy_loss"].append(pl.item())
+                if cfg.ent_coef:
+                    ent = -(logp.exp() * logp.masked_fill(~valid[own], 0.0)).sum(dim=1).mean()
+                    loss = loss - cfg.ent_coef * ent
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_([*policy.parameters(), *critic.parameters()], 1.0)
+            optimizer.step()
+            stats["critic_loss"].append(critic_loss.item())
+    return {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The run
+# ----------------------------------------------------------------------------------------------------------------
+def save_checkpoint(path: Path, cfg: Config, policy, critic, optimizer, counters: dict, rng) -> None:
+    save_file({"model": policy.state_dict(), "critic": critic.state_dict(), "critic_hidden": cfg.critic_hidden,
+               "optimizer": optimizer.state_dict(), "config": {**asdict(cfg), "hidden": policy.hidden},
+               "counters": dict(counters), "obs_size": policy.obs_size, "num_actions": policy.num_actions,
+               "rng": {"torch": torch.get_rng_state(), "numpy": json.dumps(rng.bit_generator.state),
+                       "python": json.dumps(random.getstate())}}, path)
+
+
+def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
+    check(cfg)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    run_dir = Path(cfg.out) / cfg.run_name()
+    ckpt_path = run_dir / "checkpoint.pt"
+    if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+        raise ValueError(f"{run_dir} already holds a run: add --resume to continue it, or choose another --name")
+    if resume and not ckpt_path.exists():
+        raise ValueError(f"--resume: {run_dir} holds no checkpoint to continue from; drop --resume to start a run")
+    torch.manual_seed(cfg.seed)
+    random.seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    init = Path(cfg.init) if cfg.init else default_checkpoint(cfg.ruleset, cfg.players)
+    source = ckpt_path if resume else init
+    if not source.exists():
+        raise ValueError(f"no network to start from at {source}; train one with experiments.train_ppo or pass --init")
+    ck = load_file(source)
+    saved = ck["config"]
+    if saved["players"] != cfg.players or not same_game(saved["ruleset"], cfg.ruleset, cfg.players):
+        raise ValueError(f"{source} was trained for {saved['ruleset']} at {saved['players']} players")
+    policy = Policy(ck["obs_size"], ck["num_actions"], saved["hidden"])
+    policy.load_state_dict(ck["model"])
+    critic = Critic(ck["obs_size"], cfg.players, cfg.critic_hidden)
+    if "critic" in ck and ck["critic_hidden"] == cfg.critic_hidden:
+        critic.load_state_dict(ck["critic"])
+    optimizer = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=cfg.lr, eps=1e-5)
+    counters = {"round": 0, "games": 0, "decisions": 0, "searched": 0, "seconds": 0.0}
+    if resume:
+        optimizer.load_state_dict(ck["optimizer"])
+        for group in optimizer.param_groups:  # the command line's step size wins, as in train_ppo
+            group["lr"] = cfg.lr
+        counters = dict(ck["counters"])
+        torch.set_rng_state(ck["rng"]["torch"])
+        rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
+        random.setstate(_tuple(json.loads(ck["rng"]["python"])))
+        trim_log(run_dir / "progress.csv", counters["round"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps({**asdict(cfg), "init": str(init)}, indent=1))
+    bar = tqdm(total=cfg.rounds, initial=counters["round"], desc=f"exit {cfg.ruleset}", unit="round",
+               disable=not progress)
+    last = {}
+    while counters["round"] < cfg.rounds:
+        t0 = time.perf_counter()
+        policy.eval()
+        critic.eval()
+        data = play_round(cfg, policy, critic, counters["round"], rng)
+        t_play = time.perf_counter() - t0
+        policy.train()
+        critic.train()
+        stats = learn(cfg, policy, critic, optimizer, data, rng)
+        elapsed = time.perf_counter() - t0
+        counters["round"] += 1
+        counters["games"] += cfg.games
+        counters["decisions"] += data["decisions"]
+        counters["searched"] += data["searched"]
+        counters["seconds"] += elapsed
+        save_checkpoint(ckpt_path, cfg, policy, critic, optimizer, counters, rng)
+        row = {"round": counters["round"], "update": counters["round"], "games": counters["games"],
+               "decisions": data["decisions"], "searched": data["searched"], "agree": data["agree"],
+               "reward_vs_pool": data["reward_vs_pool"], "capped": data["capped"], **stats,
+               "steps_per_s": data["decisions"] / elapsed, "play_share": t_play / elapsed, "seconds": elapsed}
+        _log(run_dir / "progress.csv", row, None)
+        last = row
+        bar.update(1)
+        bar.set_postfix(agree=f"{data['agree']:.2f}", vs_pool=f"{data['reward_vs_pool']:+.3f}")
+    bar.close()
+    return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def parse_args(argv=None) -> tuple[Config, bool, bool]:
+    ap = build_parser(Config, description=__doc__)
+    ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    return config_from(Config, args), args.resume, args.quiet
+
+
+def main(argv=None) -> dict:
+    cfg, resume, quiet = parse_args(argv)
+    try:
+        out = train(cfg, resume=resume, progress=not quiet)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
+        kept = (f"the last checkpoint (round {load_file(ckpt)['counters']['round']}) is {ckpt}; the same command "
+                f"with --resume continues from it" if ckpt.exists() else "no checkpoint was written yet")
+        print(f"\ninterrupted: {kept}", file=sys.stderr)
+        raise SystemExit(130) from None
+    print(json.dumps(out["last"], indent=1, default=float))
+    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv)")
+    return out
+
+
+if __name__ == "__main__":
+    main()

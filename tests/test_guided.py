@@ -1,0 +1,132 @@
+"""The network-guided search (``guided``) and its expert iteration (``experiments.train_exit``)."""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+import shedders
+from agents.base import act_in
+from agents.ppo import load_file
+from experiments import train_exit as X
+from shedders.engine.palace import layout as K
+
+SMALL = {"worlds": 2, "depth": 3, "top_k": 3}
+
+
+def play(agent, ruleset, games=6, seed=0, steps=400, other=None):
+    """Step ``games`` games with ``agent`` in even seats (``other``, default the same agent, in odd ones); every
+    action it picks is checked against the mask. Returns its actions in order."""
+    vg = shedders.VectorGame(ruleset, games, 4, seed=seed)
+    vg.reset()
+    other = other or agent
+    chosen = []
+    for _ in range(steps):
+        cur = vg.current_player
+        a = np.zeros(games, np.int64)
+        for who, rows in ((agent, np.flatnonzero(cur % 2 == 0)), (other, np.flatnonzero(cur % 2 == 1))):
+            if len(rows):
+                a[rows] = act_in(who, vg, rows)
+        assert np.all(vg.action_mask[np.arange(games), a] == 1)  # legal
+        chosen.append(a.copy())
+        vg.step(a)
+    return np.array(chosen)
+
+
+@pytest.mark.parametrize("ruleset", ["core", "fatality", "og", "south_african"])
+def test_guided_search_chooses_only_legal_actions(ruleset):
+    play(agents.make("guided", ruleset, 4, seed=1, **SMALL), ruleset, steps=300, other=agents.make("expert", ruleset, 4))
+
+
+def test_guided_search_is_reproducible_from_its_seed():
+    a = play(agents.make("guided", "core", 4, seed=7, **SMALL), "core", games=4, steps=200)
+    b = play(agents.make("guided", "core", 4, seed=7, **SMALL), "core", games=4, steps=200)
+    assert np.array_equal(a, b)
+
+
+def test_guided_search_values_every_candidate_in_the_same_worlds():
+    vg = shedders.VectorGame("core", 8, 4, seed=2)
+    vg.reset()
+    g = agents.make("guided", "core", 4, seed=0, worlds=4, depth=4, top_k=3)
+    expert = agents.make("expert", "core", 4, seed=0)
+    for _ in range(150):  # past setup, into play
+        vg.step(act_in(expert, vg, np.arange(8)))
+    rows = np.flatnonzero((vg.state.phase != K.PH_SETUP) & (vg.num_legal > 1))
+    assert len(rows)
+    out = act_in(g, vg, rows)
+    last = g.last
+    for j, a in enumerate(out):
+        k = last["num"][j]
+        assert 2 <= k <= 3 and a in last["candidates"][j, :k]
+        assert np.all(np.isfinite(last["value"][j, :k]))
+        # the choice is the best value plus the prior's tie-break
+        score = last["value"][j, :k] + g.prior * last["prior"][j, :k]
+        assert a == last["candidates"][j, int(np.argmax(score))]
+        # candidates are the policy's most likely actions, most likely first
+        assert np.all(np.diff(last["prior"][j, :k]) <= 0)
+
+
+def test_guided_search_refuses_bad_input():
+    with pytest.raises(ValueError, match="not available for omg"):
+        agents.make("guided", "omg", 4)
+    from agents.guided import GuidedSearchAgent
+
+    with pytest.raises(ValueError, match="palace rulesets"):
+        GuidedSearchAgent("omg", 4)
+    for key, bad in (("worlds", 0), ("depth", -1), ("top_k", 0), ("worlds", 1.5), ("prior", -1.0)):
+        with pytest.raises(ValueError, match=key):
+            agents.make("guided", "core", 4, **{key: bad})
+    with pytest.raises(ValueError, match="no checkpoint"):
+        agents.make("guided", "core", 3)
+    with pytest.raises(ValueError, match="trained for"):
+        agents.make("guided", "og", 4, checkpoint="agents/checkpoints/core-4p.pt")
+    g = agents.make("guided", "core", 4, **SMALL)
+    vg = shedders.VectorGame("core", 2, 4, seed=0)
+    vg.reset()
+    with pytest.raises(ValueError, match="engine state"):
+        g.act(vg.observation, vg.action_mask)
+
+
+def exit_args(tmp_path, name, rounds):
+    return ["--ruleset", "core", "--rounds", str(rounds), "--games", "6", "--worlds", "2", "--depth", "2",
+            "--batch", "256", "--out", str(tmp_path), "--name", name, "--quiet", "--seed", "3"]
+
+
+def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_path):
+    torch.set_num_threads(1)
+    out = X.main(exit_args(tmp_path, "straight", 2))
+    for key in ("policy_loss", "value_loss", "critic_loss"):
+        assert math.isfinite(out["last"][key])
+    assert out["counters"]["round"] == 2 and out["counters"]["games"] == 12
+    ck_path = tmp_path / "straight" / "checkpoint.pt"
+    ck = load_file(ck_path)
+    assert ck["counters"] == out["counters"]
+    # the checkpoint is a guided agent (with its critic) and a ppo agent
+    g = agents.make("guided", "core", 4, checkpoint=str(ck_path), **SMALL)
+    assert g.critic is not None
+    for name, param in g.policy.state_dict().items():
+        assert torch.equal(param, ck["model"][name])
+    play(g, "core", games=2, steps=60)
+    agents.make("ppo", "core", 4, checkpoint=str(ck_path))
+    # a run stopped after one round and resumed ends where the straight run ended, with the same network
+    X.main(exit_args(tmp_path, "resumed", 1))
+    with pytest.raises(SystemExit):  # a second start without --resume would overwrite the run: refused
+        X.main(exit_args(tmp_path, "resumed", 2))
+    again = X.main(exit_args(tmp_path, "resumed", 2) + ["--resume"])
+    assert {k: v for k, v in again["counters"].items() if k != "seconds"} == {
+        k: v for k, v in out["counters"].items() if k != "seconds"}
+    resumed = load_file(tmp_path / "resumed" / "checkpoint.pt")
+    for name in ck["model"]:
+        assert torch.equal(resumed["model"][name], ck["model"][name])
+    rows = list(csv.DictReader(open(tmp_path / "resumed" / "progress.csv")))
+    assert [r["round"] for r in rows] == ["1", "2"]
+
+
+def test_train_exit_refuses_bad_configs(tmp_path):
+    for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"]):
+        with pytest.raises(SystemExit):
+            X.main(args + ["--out", str(tmp_path), "--quiet"])
+    assert not any(tmp_path.iterdir())  # nothing written

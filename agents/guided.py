@@ -27,6 +27,11 @@ values keeps swapping: the first test game of this agent sat in setup until the 
 (0.001) is too low for self-play: with 4 of the committed core network at one table (sampled), 4 of 32 games
 reached the 1,000-decision cap and setup took 322 decisions a game; with 0.05, none and 34.
 
+A game past ``patience`` decisions (default 500; tables of heuristic agents average 115-203) is played on by the
+policy alone too. The search is deterministic given its worlds' values, and in south_african's two-player endings
+it held Joker stand-offs: 4 of 32 games against ``expert`` reached a 2,000-decision cap (``expert`` alone: 0.3% at
+5,000). The sampled policy leaves such a cycle.
+
 ``checkpoint`` is a checkpoint of ``train_exit`` or of ``train_ppo`` (default: the committed one of the table, as
 ``ppo`` finds it). ``oracle=1`` skips the resampling (a fictive player that sees every card; never fair).
 Like ``search``, it needs the engine state: ``act(obs, mask, state=vg.state, games=rows)``.
@@ -104,10 +109,10 @@ class GuidedSearchAgent(Agent):
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
                  checkpoint: str | None = None, worlds: int = 8, depth: int = 16, top_k: int = 4, prior: float = 0.05,
-                 use_critic: bool = True, oracle: bool = False, ready_floor: float = 0.05, device: str = "cpu",
-                 **options):
+                 use_critic: bool = True, oracle: bool = False, ready_floor: float = 0.05, patience: int = 500,
+                 device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
-        self._configure(worlds, depth, top_k, prior, oracle, ready_floor, device)
+        self._configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
         path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
         if not path.exists():
             raise ValueError(f"no checkpoint at {path}; train one with python -m experiments.train_exit --ruleset "
@@ -120,19 +125,20 @@ class GuidedSearchAgent(Agent):
     @classmethod
     def with_networks(cls, policy, critic, ruleset: str, num_players: int = 4, seed: int | None = None,
                       worlds: int = 8, depth: int = 16, top_k: int = 4, prior: float = 0.05, oracle: bool = False,
-                      ready_floor: float = 0.05, device: str = "cpu", **options) -> GuidedSearchAgent:
+                      ready_floor: float = 0.05, patience: int = 500, device: str = "cpu",
+                      **options) -> GuidedSearchAgent:
         """The search over networks in memory (``train_exit``'s current ones) instead of a checkpoint's."""
         agent = cls.__new__(cls)
         Agent.__init__(agent, ruleset, num_players, seed, **options)
-        agent._configure(worlds, depth, top_k, prior, oracle, ready_floor, device)
+        agent._configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
         agent.use_networks(policy, critic)
         agent.path, agent.counters = None, {}
         return agent
 
-    def _configure(self, worlds, depth, top_k, prior, oracle, ready_floor, device) -> None:
+    def _configure(self, worlds, depth, top_k, prior, oracle, ready_floor, patience, device) -> None:
         if self.ruleset == "omg":
             raise ValueError("guided search plays the palace rulesets; omg's strongest agent is its search")
-        for key, v, lo in (("worlds", worlds, 1), ("depth", depth, 0), ("top_k", top_k, 1)):
+        for key, v, lo in (("worlds", worlds, 1), ("depth", depth, 0), ("top_k", top_k, 1), ("patience", patience, 0)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{key} must be an integer >= {lo}, got {v!r}")
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not np.isfinite(prior) or prior < 0:
@@ -141,6 +147,7 @@ class GuidedSearchAgent(Agent):
             raise ValueError(f"ready_floor must be in [0, 1], got {ready_floor}")
         self.worlds, self.depth, self.top_k, self.prior = int(worlds), int(depth), int(top_k), float(prior)
         self.oracle, self.ready_floor, self.device = bool(oracle), float(ready_floor), device
+        self.patience = int(patience)
         self._ready = ACTION_IDS["ready"]
         self.params = self.rules.to_params()
         self.obs_size = K.observation_size(self.num_players)
@@ -235,10 +242,11 @@ class GuidedSearchAgent(Agent):
         torch = _torch()
         m = len(rows)
         if self.critic is not None:
-            G.critic_obs_nb(self._work, rows, self._viewer, self.params, self.obs_size, self._cobs[:m])
+            G.run(G.critic_obs_nb, G.critic_obs_range_nb, m, self._work, rows, self._viewer, self.params,
+                  self.obs_size, self._cobs)
             x = torch.from_numpy(self._cobs[:m]).to(self.device).float()
             return self.critic(x).cpu().numpy()
-        G.viewer_obs_nb(self._work, rows, self._viewer, self.params, self._obs[:m])
+        G.run(G.viewer_obs_nb, G.viewer_obs_range_nb, m, self._work, rows, self._viewer, self.params, self._obs)
         return self.policy.value(torch.from_numpy(self._obs[:m]).to(self.device).float()).cpu().numpy()
 
     def search(self, state, games, obs, mask):
@@ -261,8 +269,9 @@ class GuidedSearchAgent(Agent):
             nacts = np.minimum(nlegal, k).astype(np.int64)
             out = cand[:, 0].astype(np.int64)  # one legal action: that one
             q = np.full(cand.shape, np.nan)
-            setup = np.asarray(state.phase)[games] == K.PH_SETUP
-            rows = np.flatnonzero(setup & (nlegal > 1))  # setup: the policy alone, as ``ppo`` plays it
+            # setup, and games past ``patience`` decisions: the policy alone, sampled, as ``ppo`` plays it
+            setup = (np.asarray(state.phase)[games] == K.PH_SETUP) | (np.asarray(state.plies)[games] >= self.patience)
+            rows = np.flatnonzero(setup & (nlegal > 1))
             if len(rows):
                 out[rows] = self._sample(idx[rows], valid[rows], logp[rows], mask[rows])
             todo = np.flatnonzero(~setup & (nacts > 1))
@@ -274,18 +283,18 @@ class GuidedSearchAgent(Agent):
                 self._scratch(total, len(todo))
                 seeds = self.rng.integers(0, 2**63 - 1, size=len(todo), dtype=np.int64).astype(np.uint64)
                 acts = np.ascontiguousarray(cand[todo].astype(np.int16))
-                G.expand_nb(state, games[todo], acts, na, start, self.worlds, self.oracle, seeds, self.params,
-                            self._work, self._pool, self._viewer, self._acc)
+                G.run(G.expand_nb, G.expand_range_nb, len(todo), state, games[todo], acts, na, start, self.worlds,
+                      self.oracle, seeds, self.params, self._work, self._pool, self._viewer, self._acc, rows=total)
                 rows = np.arange(total, dtype=np.int64)
                 for _ in range(self.depth):
                     m = G.open_rows_nb(self._work, rows, self._viewer, self._open)
                     if m == 0:
                         break
                     rows = self._open[:m].copy()
-                    G.legal_rows_nb(self._work, rows, self.params, self._mask, self._ids, self._nl)
-                    G.actor_obs_nb(self._work, rows, self.params, self._obs)
+                    G.run(G.views_nb, G.views_range_nb, m, self._work, rows, self.params, self._mask, self._ids,
+                          self._nl, self._obs)
                     a = self._policy_step(self._obs[:m], self._ids[:m], self._nl[:m])
-                    G.step_rows_nb(self._work, rows, a, self.params, self._viewer, self._acc)
+                    G.run(G.step_nb, G.step_range_nb, m, self._work, rows, a, self.params, self._viewer, self._acc)
                 m = G.open_rows_nb(self._work, rows, self._viewer, self._open)
                 value = self._acc[:total].copy()
                 if m:

@@ -167,7 +167,8 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
             rows = live[ctrl[live, cur] == k]
             actions[rows] = act_in(pool[k], vg, rows)
         # the critic's input for every live decision (its seat's return is known when the game ends)
-        G.critic_obs_nb(vg.state, live, vg.state.actor.astype(np.int64), vg.params, obs_size, cobs)
+        G.run(G.critic_obs_nb, G.critic_obs_range_nb, len(live), vg.state, live, vg.state.actor.astype(np.int64),
+              vg.params, obs_size, cobs)
         seats = vg.current_player[live].astype(np.int64)
         rec["cobs"].append(cobs[:len(live)].copy())
         rec["obs"].append(vg.observation[live].copy())

@@ -76,7 +76,7 @@ def test_guided_search_refuses_bad_input():
 
     with pytest.raises(ValueError, match="palace rulesets"):
         GuidedSearchAgent("omg", 4)
-    for key, bad in (("worlds", 0), ("depth", -1), ("top_k", 0), ("worlds", 1.5), ("prior", -1.0)):
+    for key, bad in (("worlds", 0), ("depth", -1), ("top_k", 0), ("worlds", 1.5), ("prior", -1.0), ("patience", -1)):
         with pytest.raises(ValueError, match=key):
             agents.make("guided", "core", 4, **{key: bad})
     with pytest.raises(ValueError, match="no checkpoint"):

@@ -40,10 +40,10 @@ def expand_one_nb(src, g, acts, nacts, worlds, oracle, seed, params, work, r0, p
             r += 1
 
 
-@nb.njit(cache=True, parallel=True)
-def expand_nb(src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer, acc):
-    """``expand_one_nb`` for every decision j (in parallel; ``pool[j]`` is decision j's scratch)."""
-    for j in nb.prange(games.shape[0]):
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def expand_range_nb(lo, hi, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer, acc):
+    """``expand_one_nb`` for decisions lo..hi-1 (``pool[j]`` is decision j's scratch)."""
+    for j in range(lo, hi):
         expand_one_nb(src, games[j], acts[j], nacts[j], worlds, oracle, seeds[j], params, work, start[j], pool[j],
                       viewer, acc)
 
@@ -60,47 +60,96 @@ def open_rows_nb(work, rows, viewer, out):
     return m
 
 
-@nb.njit(cache=True, parallel=True)
-def actor_obs_nb(work, rows, params, obs):
-    """Each of ``rows`` as its actor sees it (the rollout policy's input), into ``obs[t]``."""
-    for t in nb.prange(rows.shape[0]):
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def views_range_nb(lo, hi, work, rows, params, mask, ids, nlegal, obs):
+    """For rows[lo..hi-1]: the actor's legal ids into ``ids[t]`` (the engine's order; ``mask[t]`` is scratch),
+    their count into ``nlegal[t]`` and the actor's observation into ``obs[t]`` (the rollout policy's input)."""
+    for t in range(lo, hi):
         r = rows[t]
+        nlegal[t] = legal_mask_nb(work, r, params, mask[t], ids[t])
         observe_nb(work, r, np.int64(work.actor[r]), params, obs[t])
 
 
-@nb.njit(cache=True, parallel=True)
-def legal_rows_nb(work, rows, params, mask, ids, nlegal):
-    """For each of ``rows``: its legal ids into ``ids[t]`` (the engine's order) and their count into
-    ``nlegal[t]`` (``mask[t]`` is scratch)."""
-    for t in nb.prange(rows.shape[0]):
-        nlegal[t] = legal_mask_nb(work, rows[t], params, mask[t], ids[t])
-
-
-@nb.njit(cache=True, parallel=True)
-def step_rows_nb(work, rows, actions, params, viewer, acc):
-    """Apply ``actions[t]`` in row ``rows[t]``; add what the row's viewer collected to ``acc``."""
-    for t in nb.prange(rows.shape[0]):
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def step_range_nb(lo, hi, work, rows, actions, params, viewer, acc):
+    """Apply ``actions[t]`` in row ``rows[t]`` for t in lo..hi-1; add what the row's viewer collected to ``acc``."""
+    for t in range(lo, hi):
         r = rows[t]
         apply_nb(work, r, np.int64(actions[t]), params)
         acc[r] += work.rewards[r, viewer[r]]
 
 
-@nb.njit(cache=True, parallel=True)
-def viewer_obs_nb(work, rows, viewer, params, obs):
-    """Each of ``rows`` as its viewer sees it (the actor's value head's input)."""
-    for t in nb.prange(rows.shape[0]):
-        r = rows[t]
-        observe_nb(work, r, np.int64(viewer[r]), params, obs[t])
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def viewer_obs_range_nb(lo, hi, work, rows, viewer, params, obs):
+    """rows[lo..hi-1] as their viewers see them (the policy's value head's input)."""
+    for t in range(lo, hi):
+        observe_nb(work, rows[t], np.int64(viewer[rows[t]]), params, obs[t])
 
 
-@nb.njit(cache=True, parallel=True)
-def critic_obs_nb(work, rows, viewer, params, size, out):
-    """The perfect-information critic's input for each of ``rows``: every seat's own observation, the viewer's
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def critic_obs_range_nb(lo, hi, work, rows, viewer, params, size, out):
+    """The perfect-information critic's input for rows[lo..hi-1]: every seat's own observation, the viewer's
     first, then the others in seat order after it (``size`` columns each). In a sampled world that is all the
     world holds: it is the search's own sample, not the true deal."""
     n = work.hand.shape[1]
-    for t in nb.prange(rows.shape[0]):
+    for t in range(lo, hi):
         r = rows[t]
         v = np.int64(viewer[r])
         for q in range(n):
             observe_nb(work, r, np.int64((v + q) % n), params, out[t, q * size:(q + 1) * size])
+
+
+# Each ``*_range_nb`` kernel over chunks of its rows on numba's threads. Small batches (a decision at batch 1 has
+# 16 worlds x 4 candidates = 64 leaves) run the serial kernel: waking the thread pool for them cost more than the
+# work, and on a loaded machine a stalled thread held up every call.
+@nb.njit(cache=True, parallel=True)
+def expand_nb(nchunks, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer, acc):
+    b = games.shape[0]
+    size = (b + nchunks - 1) // nchunks
+    for c in nb.prange(nchunks):
+        expand_range_nb(c * size, min(b, (c + 1) * size), src, games, acts, nacts, start, worlds, oracle, seeds,
+                        params, work, pool, viewer, acc)
+
+
+@nb.njit(cache=True, parallel=True)
+def views_nb(nchunks, work, rows, params, mask, ids, nlegal, obs):
+    b = rows.shape[0]
+    size = (b + nchunks - 1) // nchunks
+    for c in nb.prange(nchunks):
+        views_range_nb(c * size, min(b, (c + 1) * size), work, rows, params, mask, ids, nlegal, obs)
+
+
+@nb.njit(cache=True, parallel=True)
+def step_nb(nchunks, work, rows, actions, params, viewer, acc):
+    b = rows.shape[0]
+    size = (b + nchunks - 1) // nchunks
+    for c in nb.prange(nchunks):
+        step_range_nb(c * size, min(b, (c + 1) * size), work, rows, actions, params, viewer, acc)
+
+
+@nb.njit(cache=True, parallel=True)
+def viewer_obs_nb(nchunks, work, rows, viewer, params, obs):
+    b = rows.shape[0]
+    size = (b + nchunks - 1) // nchunks
+    for c in nb.prange(nchunks):
+        viewer_obs_range_nb(c * size, min(b, (c + 1) * size), work, rows, viewer, params, obs)
+
+
+@nb.njit(cache=True, parallel=True)
+def critic_obs_nb(nchunks, work, rows, viewer, params, size_, out):
+    b = rows.shape[0]
+    size = (b + nchunks - 1) // nchunks
+    for c in nb.prange(nchunks):
+        critic_obs_range_nb(c * size, min(b, (c + 1) * size), work, rows, viewer, params, size_, out)
+
+
+PARALLEL_MIN_ROWS = 512  # fewer rows than this run serially (see above)
+
+
+def run(kernel, serial, items: int, *args, rows: int | None = None):
+    """``serial(0, items, *args)`` for a small batch (fewer than PARALLEL_MIN_ROWS leaf ``rows``, by default
+    ``items``), else ``kernel(threads, *args)`` over numba's threads."""
+    threads = nb.get_num_threads()
+    if (items if rows is None else rows) < PARALLEL_MIN_ROWS or threads == 1 or items < 2:
+        return serial(0, items, *args)
+    return kernel(min(threads, items), *args)

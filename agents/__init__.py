@@ -4,8 +4,11 @@
     agent = agents.make("greedy", ruleset="core", num_players=4, seed=0)
 
 Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fatality), ``search`` and ``oracle``
-(these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``), and ``ppo`` (a checkpoint of
-``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset). omg has its own
+(these two take the engine state too: ``agent.act(obs, mask, state=vg.state)``), ``ppo`` (a checkpoint of
+``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset), ``guided`` (the
+determinized search over a network: its policy as prior and rollout policy, its value or critic at the leaves;
+palace rulesets, engine state needed; ``agents/guided.py``) and ``champion`` (the strongest of them per table,
+``agents/champion.py``). omg has its own
 ``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
 ``make_spec("search:budget=64")`` builds an agent from a command-line spec.
 """

@@ -105,14 +105,14 @@ class GuidedSearchAgent(Agent):
     oracle = False
     state_type = K.PalaceState
     _over_phase = K.PH_OVER
-    _checked_games = SearchAgent._checked_games
+    checked_games = SearchAgent.checked_games
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
                  checkpoint: str | None = None, worlds: int = 8, depth: int = 16, top_k: int = 4, prior: float = 0.05,
                  use_critic: bool = True, oracle: bool = False, ready_floor: float = 0.05, patience: int = 500,
                  device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
-        self._configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
+        self.configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
         path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
         if not path.exists():
             raise ValueError(f"no checkpoint at {path}; train one with python -m experiments.train_exit --ruleset "
@@ -130,12 +130,13 @@ class GuidedSearchAgent(Agent):
         """The search over networks in memory (``train_exit``'s current ones) instead of a checkpoint's."""
         agent = cls.__new__(cls)
         Agent.__init__(agent, ruleset, num_players, seed, **options)
-        agent._configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
+        agent.configure(worlds, depth, top_k, prior, oracle, ready_floor, patience, device)
         agent.use_networks(policy, critic)
         agent.path, agent.counters = None, {}
         return agent
 
-    def _configure(self, worlds, depth, top_k, prior, oracle, ready_floor, patience, device) -> None:
+    def configure(self, worlds, depth, top_k, prior, oracle, ready_floor, patience, device) -> None:
+        """Check and set the search's options (``__init__``'s, which ``with_networks`` shares)."""
         if self.ruleset == "omg":
             raise ValueError("guided search plays the palace rulesets; omg's strongest agent is its search")
         for key, v, lo in (("worlds", worlds, 1), ("depth", depth, 0), ("top_k", top_k, 1), ("patience", patience, 0)):
@@ -179,7 +180,7 @@ class GuidedSearchAgent(Agent):
         obs, mask = check_batch(observation, action_mask)
         if state is None:
             raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
-        games = self._checked_games(state, games, len(mask))
+        games = self.checked_games(state, games, len(mask))
         return self.search(state, games, obs, mask)[0]
 
     def policy_act(self, observation, action_mask) -> np.ndarray:

@@ -103,7 +103,7 @@ class SearchAgent(Agent):
         _, mask = check_batch(observation, action_mask)
         if state is None:
             raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
-        games = self._checked_games(state, games, len(mask))
+        games = self.checked_games(state, games, len(mask))
         b = len(games)
         self._scratch(b)
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
@@ -113,7 +113,7 @@ class SearchAgent(Agent):
 
     state_type = K.PalaceState
 
-    def _checked_games(self, state, games, rows: int) -> np.ndarray:
+    def checked_games(self, state, games, rows: int) -> np.ndarray:
         """``games`` as int64 rows of ``state``, checked: the right kind of state for this ruleset and player
         count, one row per observation, every row in range and still being played (the kernels trust all this)."""
         if not isinstance(state, self.state_type):

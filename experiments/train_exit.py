@@ -12,14 +12,24 @@ through determinization):
    rest by the policy itself (sampled, as ``ppo`` plays).
 2. **Targets.** A searched decision's target is the policy improved by the search (``GuidedSearchAgent.
    improved_policy``): the candidates' probability spread again in proportion to ``prior * exp(value /
-   --temperature)``, the rest kept. A first version used the search's choice alone; after 30 rounds its guided
-   search had fallen from +0.089 to -0.065 against ``ppo`` (128 deals each): the search agrees with the policy's
-   most likely action 95% of the time, so that target mostly sharpens the policy, and this game's policy plays
-   worse sharp (``agents/ppo.py``). Every decision of every seat, the pool's too, gives the perfect-information critic a target: the
-   rewards that seat collected from there to the game's end. The critic's input is every seat's observation (the
-   decider's first): it sees all hands, in training only; the search feeds it sampled worlds, never the true deal.
-   The policy's own value head learns the same returns from the decider's observation alone.
-3. **Learn.** ``--epochs`` passes over the round's data, Adam, minibatches of ``--batch``.
+   --temperature)``, the rest kept (a small temperature is nearly the search's choice alone). Every decision of
+   every seat, the pool's too, gives the perfect-information critic a target: the rewards that seat collected from
+   there to the game's end. The critic's input is every seat's observation (the decider's first): it sees all
+   hands, in training only; the search feeds it sampled worlds, never the true deal.
+3. **Learn.** ``--epochs`` passes over the round's data, Adam, minibatches of ``--batch``. For the first
+   ``--critic-warmup`` rounds only the critic learns, and the search values its leaves with the policy's own value
+   head; after that with the critic (``--leaf critic``), or with the value head throughout (``--leaf value``).
+
+What the first runs taught (core, 30 rounds of 128 games from the committed network, each guided search then
+measured against ``ppo`` on the same 128 selection deals, where the committed network's own guided search scores
++0.089 [+0.041, +0.136]; ``experiments/RESULTS.md``):
+- the search's choice as target, the critic from its first round on, the value head trained too: -0.065;
+- the improved policy at temperature 0.05, otherwise the same: -0.135;
+- no policy target at all, only the critic and the value head: -0.005. The value head shares the policy's body, so
+  its loss alone moved the policy away from what made it good: ``--vf-coef`` is 0 by default since.
+- An untrained critic valued the first rounds' leaves at random, so their targets were noise: hence the warm-up.
+- The committed network with the third run's critic (3,840 games of training) at its leaves: -0.026 [-0.076,
+  +0.023]. That critic values leaves worse than the network's own value head, so the champion does not use it.
 
 The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``save_file``), with the critic added,
 so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.
@@ -72,12 +82,15 @@ class Config:
     depth: int = 16  # the search's rollout decisions before the critic values the leaf
     top_k: int = 4  # candidates the search tries (the policy's most likely)
     prior: float = 0.05  # weight of the policy's log-probability in the search's choice
+    leaf: str = "critic"  # what values the search's leaves: "critic" (the perfect-information one) or "value" (the
+    # policy's own head); the critic is used once it has trained for --critic-warmup rounds, the value head before
+    critic_warmup: int = 5  # rounds in which the critic learns before the search trusts it (and the policy learns)
     epochs: int = 2  # passes over a round's data
     batch: int = 1024  # minibatch size
     lr: float = 1e-4  # Adam's step size (policy and critic)
     bc_coef: float = 1.0  # weight of the cross-entropy to the search's improved policy
     temperature: float = 0.05  # the improved policy: prior * exp(value / temperature) over the search's candidates
-    vf_coef: float = 0.5  # weight of the policy's value head loss
+    vf_coef: float = 0.0  # weight of the policy's value head loss (it shares the policy's body: see the docstring)
     ent_coef: float = 0.0  # weight of an entropy bonus on the policy (0: none)
     critic_hidden: int = 256  # width of the critic's two hidden layers
     init: str = ""  # the network to start from ("": the committed ppo checkpoint of the table)
@@ -103,7 +116,9 @@ def check(cfg: Config) -> None:
     for key in ("search_share", "self_play"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ValueError(f"{key} must be in [0, 1], got {getattr(cfg, key)}")
-    if cfg.depth < 0 or cfg.lr <= 0 or cfg.temperature <= 0:
+    if cfg.leaf not in ("critic", "value"):
+        raise ValueError(f"leaf must be critic or value, got {cfg.leaf!r}")
+    if cfg.depth < 0 or cfg.lr <= 0 or cfg.temperature <= 0 or cfg.critic_warmup < 0:
         raise ValueError("depth must be >= 0, lr and temperature positive")
     for spec in cfg.pool:
         if not _has(agents_pkg.parse_agent(spec)[0], cfg.ruleset):
@@ -122,7 +137,9 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
     vg = shedders.VectorGame(cfg.ruleset, b, n, seed=seed, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule,
                              autoreset=False)
     vg.reset()
-    search = GuidedSearchAgent.with_networks(policy, critic, cfg.ruleset, n, seed=seed + 1, worlds=cfg.worlds,
+    warm = round_no >= cfg.critic_warmup
+    leaf = critic if cfg.leaf == "critic" and warm else None  # None: the policy's value head
+    search = GuidedSearchAgent.with_networks(policy, leaf, cfg.ruleset, n, seed=seed + 1, worlds=cfg.worlds,
                                              depth=cfg.depth, top_k=cfg.top_k, prior=cfg.prior)
     pool = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=seed + 3 + i) for i, spec in enumerate(cfg.pool)]
     # who holds each seat: -1 the learner, k >= 0 pool member k
@@ -210,7 +227,7 @@ def _stack_padded(parts: list, fill=-1) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 # Learning
 # ----------------------------------------------------------------------------------------------------------------
-def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Generator) -> dict:
+def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Generator, teach: bool = True) -> dict:
     """``cfg.epochs`` passes over one round's data: the policy towards the search's choices and its value head
     towards the returns of its own decisions, the critic towards every decision's return."""
     n = len(data["returns"])
@@ -238,7 +255,7 @@ def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Gen
                 loss = loss + cfg.vf_coef * value_loss
                 stats["value_loss"].append(value_loss.item())
                 taught = target[own] >= 0
-                if bool(taught.any()):
+                if teach and bool(taught.any()):
                     pl = -(soft[own][taught] * logp[taught].masked_fill(~valid[own][taught], 0.0)).sum(1).mean()
                     loss = loss + cfg.bc_coef * pl
                     stats["policy_loss"].append(pl.item())
@@ -314,7 +331,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         t_play = time.perf_counter() - t0
         policy.train()
         critic.train()
-        stats = learn(cfg, policy, critic, optimizer, data, rng)
+        # the policy learns from the search only once the search's leaves are valued by a trained critic (or by
+        # the policy's own value head from the start, --leaf value)
+        teach = cfg.leaf == "value" or counters["round"] >= cfg.critic_warmup
+        stats = learn(cfg, policy, critic, optimizer, data, rng, teach)
         elapsed = time.perf_counter() - t0
         counters["round"] += 1
         counters["games"] += cfg.games

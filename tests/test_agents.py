@@ -20,11 +20,12 @@ def test_agents_only_ever_choose_legal_actions(config, name, seed):
     ruleset, n = config
     if ruleset == "omg":
         assume(name in agents.OMG_AGENTS)
-    if name == "ppo":  # the committed checkpoint (tests/test_ppo.py covers trained ones on other rulesets)
+    if name in ("ppo", "guided"):  # the committed checkpoint (tests/test_ppo.py covers trained ones elsewhere)
         assume(config == ("core", 4))
     vg = shedders.VectorGame(ruleset, 64, n, seed=seed)
     vg.reset()
-    small = {"search": {"budget": 4}, "oracle": {"budget": 4}, "champion": {"time_budget": 0.001}}  # cheap searches
+    small = {"search": {"budget": 4}, "oracle": {"budget": 4}, "champion": {"time_budget": 0.001},
+             "guided": {"worlds": 2, "depth": 2}}  # cheap searches
     agent = agents.make(name, ruleset, n, seed=seed, **small.get(name, {}))
     searching = getattr(agent, "needs_state", False)
     for _ in range(60 if searching else 300):  # states reached by the agent itself, every phase included

@@ -92,7 +92,7 @@ def test_guided_search_refuses_bad_input():
 
 def exit_args(tmp_path, name, rounds):
     return ["--ruleset", "core", "--rounds", str(rounds), "--games", "6", "--worlds", "2", "--depth", "2",
-            "--batch", "256", "--out", str(tmp_path), "--name", name, "--quiet", "--seed", "3"]
+            "--batch", "256", "--critic-warmup", "1", "--out", str(tmp_path), "--name", name, "--quiet", "--seed", "3"]
 
 
 def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_path):
@@ -126,7 +126,8 @@ def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_pa
 
 
 def test_train_exit_refuses_bad_configs(tmp_path):
-    for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"]):
+    for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"],
+                 ["--leaf", "oracle"], ["--temperature", "0"]):
         with pytest.raises(SystemExit):
             X.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written

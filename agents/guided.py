@@ -41,15 +41,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from agents.base import Agent, check_batch
 from agents.ppo import _policy_class, _torch, default_checkpoint, legal_index, load_file, packed_legal, same_game
 from agents.search import SearchAgent
 from shedders.engine.palace import layout as K
-from shedders.envs.actions import ACTION_IDS
 from shedders.engine.search import palace_guided as G
+from shedders.envs.actions import ACTION_IDS
 
 
 def _critic_class():
@@ -254,7 +253,6 @@ class GuidedSearchAgent(Agent):
         """(actions, per decision: candidate ids, their values, their prior log-probabilities). Decisions with one
         legal action are answered without search (their candidates are that action, value nan)."""
         torch = _torch()
-        b = len(games)
         with torch.inference_mode():
             legal = torch.from_numpy(np.ascontiguousarray(mask)).bool()
             idx, valid = legal_index(legal)

@@ -42,9 +42,7 @@ round (atomic) and ``config.json``.
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -53,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn as nn
+from torch import nn
 from tqdm import tqdm
 
 import agents as agents_pkg

@@ -121,7 +121,8 @@ def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_pa
     resumed = load_file(tmp_path / "resumed" / "checkpoint.pt")
     for name in ck["model"]:
         assert torch.equal(resumed["model"][name], ck["model"][name])
-    rows = list(csv.DictReader(open(tmp_path / "resumed" / "progress.csv")))
+    with open(tmp_path / "resumed" / "progress.csv") as f:
+        rows = list(csv.DictReader(f))
     assert [r["round"] for r in rows] == ["1", "2"]
 
 

@@ -16,9 +16,10 @@ measured on fresh ones (``experiments/RESULTS.md``, the strength table):
 search champion may spend. omg: ``int(time_budget / SECONDS_PER_ROLLOUT)`` rollouts; omg's rollout (16 decisions of
 expert) was measured at 8.5 microseconds (median over a game's decisions at 1,250 rollouts) and 9.9 at the 90th
 percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. guided:
-``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.24 ms at the 90th percentile of a
-core game's decisions (16 worlds: median 0.20 ms, 90th percentile 3.8 ms, mean 0.93 ms, setup and forced moves
-included), and the constant allows 0.625 ms, so the default budget buys 16 worlds. The search's size is fixed when
+``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
+core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
+moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
+buys 16 worlds. The search's size is fixed when
 the agent is built, not measured while it plays, so the same seed gives the same decisions on any machine. ``ppo``
 and ``expert`` take well under a millisecond, inside any budget this option accepts (at least 1 ms).
 ``champion.chosen`` names the agent inside.

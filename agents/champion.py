@@ -23,6 +23,11 @@ buys 16 worlds. The search's size is fixed when
 the agent is built, not measured while it plays, so the same seed gives the same decisions on any machine. ``ppo``
 and ``expert`` take well under a millisecond, inside any budget this option accepts (at least 1 ms).
 ``champion.chosen`` names the agent inside.
+
+A search champion (``guided`` and omg's ``search``) needs the engine state, as every search does:
+``champion.act(obs, mask, state=vg.state, games=rows)`` (``agents.base.act_in`` passes it, and so do the AEC
+adapter, the tournaments, the terminal game and the web app); ``champion.needs_state`` says whether it does.
+Without the state it refuses with a ``ValueError`` rather than play weaker.
 """
 
 from __future__ import annotations

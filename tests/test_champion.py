@@ -91,3 +91,9 @@ def test_shedders_play_takes_the_champion_as_opponent():
                 read=lambda prompt: next(moves), write=out.append) == 1
     assert "seats: player_0=you, player_1=champion, player_2=champion" in out
     assert any(line.startswith(("player_1 (champion) ", "player_2 (champion) ")) for line in out)
+    out.clear()  # at 4 players the champion is the guided search, which the terminal game gives the engine state
+    moves = iter(["ready"] + ["1"] * 30 + ["q"])
+    assert main(["--ruleset", "core", "--players", "4", "--opponents", "champion", "--seed", "1"],
+                read=lambda prompt: next(moves), write=out.append) == 1
+    assert sum(line.startswith(("player_1 (champion) ", "player_2 (champion) ", "player_3 (champion) "))
+               for line in out) > 6  # past setup: they played

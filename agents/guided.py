@@ -44,7 +44,16 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, check_batch
-from agents.ppo import _policy_class, _torch, default_checkpoint, legal_index, load_file, packed_legal, same_game
+from agents.ppo import (
+    _policy_class,
+    _torch,
+    default_checkpoint,
+    floor_action,
+    legal_index,
+    load_file,
+    packed_legal,
+    same_game,
+)
 from agents.search import SearchAgent
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_guided as G
@@ -213,15 +222,11 @@ class GuidedSearchAgent(Agent):
         """One action per row from packed log-probabilities, ``ready`` raised to ``ready_floor`` where legal."""
         p = np.where(valid, np.exp(logp.astype(np.float64)), 0.0)
         p /= p.sum(axis=1, keepdims=True)
-        ready = (idx == self._ready) & valid
-        low = ready.any(axis=1) & ((p * ready).sum(axis=1) < self.ready_floor)
-        if low.any():  # as floor_action does over every id
-            q = p[low]
-            r = ready[low]
-            rest = 1.0 - (q * r).sum(axis=1)
-            q *= np.where(r, 0.0, ((1.0 - self.ready_floor) / np.where(rest > 0, rest, 1.0))[:, None])
-            q[r] = self.ready_floor
-            p[low] = q
+        if self.ready_floor > 0:  # ppo's floor, over every id: scattered out, floored, gathered back
+            full = np.zeros((len(p), K.N_ACTIONS))
+            rows = np.broadcast_to(np.arange(len(p))[:, None], idx.shape)
+            full[rows[valid], idx[valid]] = p[valid]  # (the padding repeats id 0: it must not overwrite it)
+            p = np.where(valid, floor_action(full, mask, self._ready, self.ready_floor)[rows, idx], 0.0)
         u = self.rng.random((len(p), 1)) * p.sum(axis=1, keepdims=True)
         pick = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), valid.sum(axis=1) - 1)
         return idx[np.arange(len(pick)), pick].astype(np.int64)

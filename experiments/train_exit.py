@@ -160,7 +160,7 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
         cur = vg.current_player[live].astype(np.int64)
         actions = np.full(b, -1, np.int64)  # -1: a game that is over stays as it is
         target = np.full(b, -1, np.int64)
-        soft = {}
+        soft, soft_rows = None, np.zeros(0, np.int64)
         mine = live[ctrl[live, cur] < 0]
         if len(mine):
             # a real choice after setup (setup is played by the policy, agents/guided.py says why)
@@ -172,8 +172,7 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
                 actions[choice] = a
                 target[choice] = a
                 first = search.last["candidates"][:, 0]  # the policy's most likely action
-                for g, row in zip(choice, search.improved_policy(cfg.temperature)):
-                    soft[int(g)] = row
+                soft, soft_rows = search.improved_policy(cfg.temperature), choice
                 agree += list(first == a)
                 searched += len(choice)
             if len(plain):
@@ -194,9 +193,9 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
         idx, ok = packed_legal(vg.legal_ids[live], vg.num_legal[live])  # increasing ids, as Policy.legal wants
         rec["idx"].append(np.where(ok.numpy(), idx.numpy(), -1).astype(np.int16))
         dist = np.zeros(idx.shape, np.float32)  # the improved policy of the searched decisions, same columns
-        for t, g in enumerate(live):
-            if g in soft:
-                dist[t, :len(soft[g])] = soft[g][:idx.shape[1]]
+        if len(soft_rows):
+            w = min(soft.shape[1], idx.shape[1])
+            dist[np.searchsorted(live, soft_rows), :w] = soft[:, :w]
         rec["soft"].append(dist)
         decisions += len(live)
         vg.step(actions, check=False)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from agents.omg_expert import OmgExpertAgent
 from agents.search import SearchAgent
 from shedders.engine.omg import layout as O
 from shedders.engine.search import omg_search as OS
@@ -36,18 +37,19 @@ class OmgSearchAgent(SearchAgent):
 
     def __init__(self, ruleset: str = "omg", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 16, rollout: str = "expert", opponents: str | None = None,
-                 **options):
+                 patience: int | None = 500, **options):
         if rollout != "expert" or opponents not in (None, "expert"):
             raise ValueError(f"omg's search rolls out with expert for every seat only, got rollout={rollout!r}, "
                              f"opponents={opponents!r}")
         super().__init__(ruleset, num_players, seed, budget=budget, eps=eps, max_plies=max_plies, rollout=rollout,
-                         **options)
+                         patience=patience, **options)
 
         deck = self.rules.deck
         self.cards = deck.table()
         self.lay = O.layout_array(deck.num_types)
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
 
+    fallbacks = {"expert": OmgExpertAgent}
     state_type = O.OmgState
     _over_phase = O.PH_OVER
 
@@ -74,3 +76,6 @@ class OmgSearchAgent(SearchAgent):
 class OmgOracleAgent(OmgSearchAgent):
     name = "oracle"
     oracle = True
+
+    def __init__(self, *args, patience: int | None = None, **kwargs):  # the oracle searches every decision
+        super().__init__(*args, patience=patience, **kwargs)

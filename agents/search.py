@@ -32,6 +32,14 @@ cards and the field (with greedy opponents in its rollouts it best-responds to t
 caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
 south_african's Joker ping-pong between greedy players from eating the budget); ``eps`` is the rollouts' share
 of uniformly random moves.
+
+``patience`` (default 500 decisions; tables of heuristic agents average 115-203): in a game past that many
+decisions ``search`` stops searching and plays its ``rollout`` policy itself (the ``greedy`` or ``expert`` agent,
+seeded with the search's seed, with its ``break_cycles`` rule), as ``guided`` plays its network there. In
+south_african's two-player endings the search held Joker stand-offs: every rollout ran to ``max_plies`` and the
+game to the 5,000-decision cap, so a tournament of 128 games of the champion against ``search:budget=256`` did not
+finish in 12 minutes. ``patience=None`` searches every decision (the ``oracle``'s default: the fictive player of
+the skill-versus-luck measurements is unchanged). Games that end before ``patience`` are played exactly as before.
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ import numba
 import numpy as np
 
 from agents.base import Agent, check_batch
+from agents.expert import ExpertAgent
+from agents.greedy import GreedyAgent
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_policies as KP
 from shedders.engine.search import palace_search as KS
@@ -61,10 +71,18 @@ class SearchAgent(Agent):
     #: policies the other seats may play in the rollouts (``opponents=``): the field the search best-responds to
     opponent_models = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT, "random": KP.POLICY_RANDOM}
 
+    #: the agent that plays the ``rollout`` policy past ``patience`` decisions
+    fallbacks = {"greedy": GreedyAgent, "expert": ExpertAgent}
+
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
-                 **options):
+                 patience: int | None = 500, **options):
         super().__init__(ruleset, num_players, seed, **options)
+        patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
+        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
+                                     or patience < 0):
+            raise ValueError(f"patience must be an integer >= 0 (decisions) or None, got {patience!r}")
+        self.patience = None if patience is None else int(patience)
         if rollout not in self.rollouts:
             raise ValueError(f"rollout must be one of {', '.join(self.rollouts)}, got {rollout!r}")
         self.rollout = rollout
@@ -82,6 +100,8 @@ class SearchAgent(Agent):
         self.eps_milli = int(round(eps * 1000))
         self.max_plies = int(max_plies)
         self.params = self.rules.to_params()
+        self.fallback = (self.fallbacks[rollout](ruleset, num_players, seed, **options)
+                         if self.patience is not None else None)
         self._cap = 0
 
     def _scratch(self, b: int):
@@ -100,10 +120,21 @@ class SearchAgent(Agent):
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
-        _, mask = check_batch(observation, action_mask)
+        obs, mask = check_batch(observation, action_mask)
         if state is None:
             raise ValueError(f"{self.name} needs the engine state: act(observation, action_mask, state=vg.state)")
         games = self.checked_games(state, games, len(mask))
+        late = (np.zeros(len(games), bool) if self.patience is None
+                else np.asarray(state.plies)[games] >= self.patience)
+        out = np.empty(len(games), np.int64)
+        if not late.all():
+            out[~late] = self._searched(state, games[~late])
+        if late.any():  # past ``patience``: the rollout policy plays
+            out[late] = self.fallback.act(obs[late], mask[late])
+        return out
+
+    def _searched(self, state, games) -> np.ndarray:
+        """The search's actions for the checked rows ``games``."""
         b = len(games)
         self._scratch(b)
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
@@ -151,3 +182,6 @@ class SearchAgent(Agent):
 class OracleAgent(SearchAgent):
     name = "oracle"
     oracle = True
+
+    def __init__(self, *args, patience: int | None = None, **kwargs):  # the oracle searches every decision
+        super().__init__(*args, patience=patience, **kwargs)

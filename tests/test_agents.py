@@ -284,6 +284,39 @@ def test_search_opponent_models_are_checked_and_default_to_the_rollout_policy():
         agents.make("search", "omg", 4, opponents="random")
 
 
+@pytest.mark.parametrize("ruleset,rollout", [("south_african", "greedy"), ("core", "expert"), ("omg", "expert")])
+def test_search_past_its_patience_plays_its_rollout_policy(ruleset, rollout):
+    """Past ``patience`` decisions a game is no longer searched: ``search`` plays its rollout policy's agent, seeded
+    with its own seed (so with patience 0 it plays exactly as that agent from the first decision), and below it
+    searches exactly as a search without patience (same seed, same actions)."""
+    vg = shedders.VectorGame(ruleset, 16, 4, seed=5)
+    vg.reset()
+    spec = {"budget": 8, "rollout": rollout}
+    at_once = agents.make("search", ruleset, 4, seed=2, patience=0, **spec)
+    twin = agents.make(rollout, ruleset, 4, seed=2)
+    never = agents.make("search", ruleset, 4, seed=4, patience=None, **spec)
+    later = agents.make("search", ruleset, 4, seed=4, patience=10**4, **spec)
+    differs = 0
+    for _ in range(120):
+        a = at_once.act(vg.observation, vg.action_mask, state=vg.state)
+        assert np.array_equal(a, twin.act(vg.observation, vg.action_mask))
+        b = never.act(vg.observation, vg.action_mask, state=vg.state)
+        assert np.array_equal(b, later.act(vg.observation, vg.action_mask, state=vg.state))
+        differs += int((a != b).sum())
+        vg.step(a)
+    assert differs > 0  # the control: searching is not the rollout policy
+
+
+def test_search_patience_is_checked_and_the_oracle_has_none():
+    for bad in (-1, 1.5, True, "soon"):
+        with pytest.raises(ValueError, match="patience"):
+            agents.make("search", "core", 4, patience=bad)
+    assert agents.make("search", "core", 4).patience == 500
+    assert agents.make_spec("search:patience=none", "core", 4).patience is None
+    assert agents.make("oracle", "core", 4).patience is None
+    assert agents.make("oracle", "omg", 4).patience is None
+
+
 def _choice(env, agent):
     return env.unwrapped.action_names[agents.as_aec_policy(agent)(env, env.agent_selection)]
 

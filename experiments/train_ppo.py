@@ -75,6 +75,12 @@ class Config:
     # losing. With most_cards and gamma 1, the player about to lose is charged -1 - penalty for a stall, -1 for
     # losing: it gains by ending the game.
     truncation_penalty: float = 1.0
+    # training only: potential-based reward shaping (Ng, Harada and Russell, ICML 1999) with the potential
+    # -shaping x the cards the seat still holds (VectorGame.cards_held) at each of its decisions, 0 once its game is
+    # over: a decision's reward gains gamma * potential(its seat's next decision) - potential(this one). It leaves
+    # the best policy unchanged and gives a dense signal where an untrained policy's games hardly end (omg: a
+    # penalty's cards count at once). Open trajectories take the potential of the seat's cards when the rollout ends.
+    shaping: float = 0.0
     self_play: float = 0.5  # share of games where the network holds every seat
     learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristics; one listed twice: drawn 2x
@@ -228,6 +234,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError("learner_seats must be at least 1")
     if not 0.0 <= cfg.teacher_share <= 1.0 or cfg.bc_coef < 0:
         raise ValueError("teacher_share must be in [0, 1] and bc_coef non-negative")
+    if not cfg.shaping >= 0:
+        raise ValueError(f"shaping must be a non-negative number (reward a card), got {cfg.shaping}")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     run_dir = Path(cfg.out) / cfg.run_name()
@@ -343,6 +351,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 val_buf[t, mine] = value.cpu()
                 valid[t, mine] = True
                 seat_buf[t, mine] = cur[mine]
+                if cfg.shaping:
+                    add_shaping(rew_buf, last_t, t, mine, cur[mine],
+                                -cfg.shaping * vg.cards_held()[mine, cur[mine]], cfg.gamma)
                 last_t[mine, cur[mine]] = t
             timing["forward"] += time.perf_counter() - tf
             if teacher is not None and len(mine) and cfg.teacher_share > 0:
@@ -388,6 +399,11 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         # bootstrap open trajectories from each seat's current view
         tf = time.perf_counter()
         boot = np.zeros((b, n), np.float32)
+        if cfg.shaping:  # the open trajectories' last decisions: the potential of where their seat stands now
+            held = vg.cards_held()
+            for s in range(n):
+                g = np.flatnonzero(last_t[:, s] >= 0)
+                rew_buf[last_t[g, s], g] += cfg.gamma * -cfg.shaping * held[g, s]
         with torch.inference_mode():
             for s in range(n):
                 open_rows = np.flatnonzero(last_t[:, s] >= 0)
@@ -463,6 +479,18 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         writer.close()
     plot_curve(run_dir)
     return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def add_shaping(rew_buf: np.ndarray, last_t: np.ndarray, t: int, rows: np.ndarray, seats: np.ndarray,
+                phi: np.ndarray, gamma: float) -> None:
+    """Potential-based shaping at decision ``t`` of the seats ``seats`` of games ``rows``, whose potentials are
+    ``phi``: the seat's previous decision in this rollout (``last_t``, -1 for none) gains ``gamma * phi`` and this
+    one ``-phi``. Along a trajectory that ends in the rollout the terms add up to ``-phi`` of its first decision
+    (with gamma 1), whatever was played: the shaping moves no policy's return by more than a constant."""
+    prev = last_t[rows, seats]
+    has = prev >= 0
+    rew_buf[prev[has], rows[has]] += gamma * phi[has]
+    rew_buf[t, rows] -= phi
 
 
 def capped_seats(vg, still_in: np.ndarray, cap_rule: str) -> list[tuple[int, int]]:

@@ -246,6 +246,13 @@ class VectorGame:
         """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
         return palace_state.to_dict(self.state, self._checked_game(g), self.rules)
 
+    def cards_held(self) -> np.ndarray:
+        """(num_envs, num_players) int64: the cards each seat still has to get rid of (hand, face-up and face-down;
+        omg: the hand), as the game stands now. Training's reward shaping reads it (``train_ppo --shaping``)."""
+        s = self.state
+        return (s.hand.sum(axis=2, dtype=np.int64) + s.face_up.sum(axis=2, dtype=np.int64)
+                + (s.face_down >= 0).sum(axis=2))
+
     @property
     def state_bytes_per_game(self) -> int:
         """Bytes of engine state per game (the observation and mask buffers not counted)."""
@@ -313,3 +320,6 @@ class OmgVectorGame(VectorGame):
 
     def state_dict(self, g: int) -> dict:
         return omg_state.to_dict(self.state, self._checked_game(g), self.rules)
+
+    def cards_held(self) -> np.ndarray:
+        return self.state.hand.sum(axis=2, dtype=np.int64)

@@ -214,6 +214,41 @@ def test_omg_trains_too(tmp_path):
     assert out["counters"]["update"] == 2
 
 
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+def test_reward_shaping_adds_up_to_the_first_potential_whatever_is_played(gamma):
+    """Potential-based shaping: along each seat's trajectory the discounted shaping terms add up to minus the
+    potential of its first decision (the terminal potential is 0), so no policy's return moves but by a constant."""
+    rng = np.random.default_rng(0)
+    t_len, b, n = 9, 3, 2
+    rew = np.zeros((t_len, b), np.float32)
+    last_t = np.full((b, n), -1, np.int64)
+    seat_of = np.zeros((t_len, b), np.int64)
+    first = np.zeros((b, n))
+    for t in range(t_len):
+        rows = np.arange(b)
+        seats = np.full(b, t % n)
+        phi = -rng.integers(1, 30, size=b).astype(np.float64)
+        first[rows[last_t[rows, seats] < 0], seats[0]] = phi[last_t[rows, seats] < 0]
+        P.add_shaping(rew, last_t, t, rows, seats, phi, gamma)
+        last_t[rows, seats] = t
+        seat_of[t] = seats
+    for g in range(b):
+        for s in range(n):
+            ts = np.flatnonzero(seat_of[:, g] == s)
+            total = sum(gamma**k * rew[t, g] for k, t in enumerate(ts))
+            assert total == pytest.approx(-first[g, s], rel=1e-5)
+
+
+def test_omg_trains_with_shaping_and_bad_shaping_is_refused(tmp_path):
+    out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy", "--shaping", "0.05")
+    assert out["counters"]["update"] == 2
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert all(np.isfinite(float(r["loss"])) for r in rows)
+    with pytest.raises(SystemExit):
+        P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--ruleset", "omg", "--shaping", "-1"])
+    assert not (tmp_path / "bad").exists()
+
+
 def test_masking_never_samples_an_illegal_action():
     rng = np.random.default_rng(0)
     model = Policy(40, 50, 16)

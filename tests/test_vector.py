@@ -163,6 +163,19 @@ def test_observe_any_seat_matches_the_aec_env():
         assert np.array_equal(vg.observe(np.array([seat]))[0], env.observe(f"player_{seat}")["observation"])
 
 
+@pytest.mark.parametrize("ruleset", ["core", "og", "fatality", "south_african", "omg"])
+def test_cards_held_counts_every_card_a_seat_still_has_to_shed(ruleset):
+    vg = shedders.VectorGame(ruleset, num_envs=6, num_players=4, seed=3)
+    vg.reset()
+    for _ in range(150):
+        held = vg.cards_held()
+        for g in range(6):
+            players = vg.state_dict(g)["players"]
+            want = [len(p["hand"]) + len(p.get("face_up", [])) + len(p.get("face_down", [])) for p in players]
+            assert held[g].tolist() == want
+        vg.step(vg.sample_legal())
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_envs"):
         shedders.VectorGame("core", num_envs=0)

@@ -45,13 +45,13 @@ import numpy as np
 
 from agents.base import Agent, check_batch
 from agents.ppo import (
-    _policy_class,
     _torch,
     default_checkpoint,
     floor_action,
     legal_index,
     load_file,
     packed_legal,
+    policy_from,
     same_game,
 )
 from agents.search import SearchAgent
@@ -96,8 +96,7 @@ def load_networks(path, ruleset: str, num_players: int, device: str = "cpu", **o
     if cfg["players"] != num_players or not same_game(cfg["ruleset"], ruleset, num_players, **options):
         raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not {ruleset} at "
                          f"{num_players}")
-    policy = _policy_class()(ck["obs_size"], ck["num_actions"], cfg["hidden"]).to(device)
-    policy.load_state_dict(ck["model"])
+    policy = policy_from(ck, device)
     policy.eval()
     critic = None
     if "critic" in ck:

@@ -111,11 +111,14 @@ def _policy_class():
     nn = torch.nn
 
     class Policy(nn.Module):
-        """Observation -> (logits over every action id, value)."""
+        """Observation -> (logits over every action id, value). With ``squash`` the network reads
+        ``sign(x) * log(1 + |x|)`` of each observation entry instead of ``x``: the 0/1 entries keep their order and
+        counts (omg's pile of up to 96 cards, its deck size) stay near the others' scale instead of saturating the
+        first layer's tanh units."""
 
-        def __init__(self, obs_size: int, num_actions: int, hidden: int = 256):
+        def __init__(self, obs_size: int, num_actions: int, hidden: int = 256, squash: bool = False):
             super().__init__()
-            self.obs_size, self.num_actions, self.hidden = obs_size, num_actions, hidden
+            self.obs_size, self.num_actions, self.hidden, self.squash = obs_size, num_actions, hidden, bool(squash)
             self.body = nn.Sequential(nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
             self.pi = nn.Linear(hidden, num_actions)
             self.v = nn.Linear(hidden, 1)
@@ -123,20 +126,24 @@ def _policy_class():
                 nn.init.orthogonal_(layer.weight, 0.01 if layer is self.pi else (1.0 if layer is self.v else 2**0.5))
                 nn.init.zeros_(layer.bias)
 
+        def embed(self, x):
+            """The body's output for observations ``x`` (float)."""
+            return self.body(torch.sign(x) * torch.log1p(x.abs()) if self.squash else x)
+
         def forward(self, x):
-            h = self.body(x)
+            h = self.embed(x)
             return self.pi(h), self.v(h).squeeze(-1)
 
         def value(self, x):
             """The value head alone (the policy head is not computed)."""
-            return self.v(self.body(x)).squeeze(-1)
+            return self.v(self.embed(x)).squeeze(-1)
 
         def legal(self, x, idx, valid):
             """``(log-probabilities over the packed legal actions of legal_index, value)``: equal to
             ``legal_log_probs(self(x)[0], idx, valid)`` and the value, but the policy head is computed only for the
             ids some row of the batch may take (core: about 210 of 810 in a batch of thousands). Its output, its
             bias gradient and the gathers' scatter were three quarters of PPO's update time on CPU."""
-            h = self.body(x)
+            h = self.embed(x)
             used = torch.zeros(self.num_actions, dtype=torch.bool, device=x.device)
             used[idx[valid]] = True
             cols = used.nonzero().squeeze(1)
@@ -147,6 +154,15 @@ def _policy_class():
             return logp, self.v(h).squeeze(-1)
 
     return Policy
+
+
+def policy_from(ck: dict, device: str = "cpu"):
+    """The ``Policy`` of a checkpoint dict (``train_ppo``'s, ``train_exit``'s or an exported one), weights loaded:
+    its width and input squashing as its config says (checkpoints from before ``squash_obs`` read ``x``)."""
+    cfg = ck["config"]
+    model = _policy_class()(ck["obs_size"], ck["num_actions"], cfg["hidden"], cfg.get("squash_obs", False))
+    model.load_state_dict(ck["model"])
+    return model.to(device)
 
 
 def __getattr__(name):  # ``from agents.ppo import Policy`` builds the class on first use (torch imported lazily)
@@ -198,8 +214,7 @@ class PPOAgent(Agent):
         if cfg["players"] != num_players or not same_game(cfg["ruleset"], ruleset, num_players, **options):
             raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not "
                              f"{ruleset} at {num_players}")
-        self.model = _policy_class()(ck["obs_size"], ck["num_actions"], cfg["hidden"]).to(device)
-        self.model.load_state_dict(ck["model"])
+        self.model = policy_from(ck, device)
         self.model.eval()
         self.device = device
         self.sample = bool(sample)

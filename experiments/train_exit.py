@@ -58,7 +58,7 @@ import agents as agents_pkg
 import shedders
 from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
-from agents.ppo import Policy, default_checkpoint, load_file, packed_legal, same_game, save_file
+from agents.ppo import default_checkpoint, load_file, packed_legal, policy_from, same_game, save_file
 from experiments.train_ppo import _has, _log, _tuple, trim_log
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
@@ -272,7 +272,8 @@ def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Gen
 # ----------------------------------------------------------------------------------------------------------------
 def save_checkpoint(path: Path, cfg: Config, policy, critic, optimizer, counters: dict, rng) -> None:
     save_file({"model": policy.state_dict(), "critic": critic.state_dict(), "critic_hidden": cfg.critic_hidden,
-               "optimizer": optimizer.state_dict(), "config": {**asdict(cfg), "hidden": policy.hidden},
+               "optimizer": optimizer.state_dict(), "config": {**asdict(cfg), "hidden": policy.hidden,
+                                                              "squash_obs": policy.squash},
                "counters": dict(counters), "obs_size": policy.obs_size, "num_actions": policy.num_actions,
                "rng": {"torch": torch.get_rng_state(), "numpy": json.dumps(rng.bit_generator.state),
                        "python": json.dumps(random.getstate())}}, path)
@@ -299,8 +300,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     saved = ck["config"]
     if saved["players"] != cfg.players or not same_game(saved["ruleset"], cfg.ruleset, cfg.players):
         raise ValueError(f"{source} was trained for {saved['ruleset']} at {saved['players']} players")
-    policy = Policy(ck["obs_size"], ck["num_actions"], saved["hidden"])
-    policy.load_state_dict(ck["model"])
+    policy = policy_from(ck)
     critic = Critic(ck["obs_size"], cfg.players, cfg.critic_hidden)
     if "critic" in ck and ck["critic_hidden"] == cfg.critic_hidden:
         critic.load_state_dict(ck["critic"])

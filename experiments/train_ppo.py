@@ -69,6 +69,7 @@ class Config:
     vf_coef: float = 0.5  # weight of the value loss
     max_grad_norm: float = 0.5  # gradients are clipped to this global norm
     hidden: int = 128  # width of the two hidden layers
+    squash_obs: bool = False  # the network reads sign(x) * log(1 + |x|) of each observation entry (agents.ppo.Policy)
     # training only: a seat still in when its game reaches the ply cap is charged this much on top of what the env
     # pays it (0 under cap_rule="truncate"; its placing by cards under "most_cards"), so that stalling (in core,
     # picking the pile up for ever; in south_african, countering the last Joker for ever) does not pay better than
@@ -168,10 +169,10 @@ def matching_checkpoint(path: Path, cfg: Config) -> dict:
     """The checkpoint at ``path``, refused unless it was trained for ``cfg``'s game and network width."""
     ck = load_checkpoint(path)
     saved = ck.get("config", {})
-    got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"))
-    if got != (cfg.ruleset, cfg.players, cfg.hidden):
-        raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}; this run asks for "
-                         f"{cfg.ruleset}, {cfg.players}, {cfg.hidden}")
+    got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"), saved.get("squash_obs", False))
+    if got != (cfg.ruleset, cfg.players, cfg.hidden, cfg.squash_obs):
+        raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}, squash_obs {got[3]}; "
+                         f"this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}, {cfg.squash_obs}")
     return ck
 
 
@@ -253,7 +254,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                              cap_rule=cfg.cap_rule)
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
     random.seed(cfg.seed)
-    model = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+    model = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     np_rng = np.random.default_rng(cfg.seed)
     counters = {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}
@@ -285,7 +286,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     vg.reset()
     opp = Opponents(cfg, np_rng, cfg.num_envs)
     for st in pool_states:
-        net = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+        net = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
         net.load_state_dict(st)
         opp.snapshots.append(net)
     opp.deal(np.arange(cfg.num_envs))
@@ -445,7 +446,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         elapsed = time.perf_counter() - t0
         counters["seconds"] += elapsed
         if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
-            snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden).to(device)
+            snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
             snap.load_state_dict(model.state_dict())
             opp.snapshots.append(snap)
             opp.snapshots = _newest(opp.snapshots, cfg.pool_snapshots)

@@ -249,6 +249,37 @@ def test_omg_trains_with_shaping_and_bad_shaping_is_refused(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_a_squashing_policy_is_the_plain_one_on_squashed_observations():
+    torch.manual_seed(0)
+    plain, squashing = Policy(40, 50, 16), Policy(40, 50, 16, squash=True)
+    squashing.load_state_dict(plain.state_dict())  # the same weights: squashing adds no parameter
+    x = torch.randint(-1, 90, (8, 40)).float()
+    logits, value = squashing(x)
+    want_logits, want_value = plain(torch.sign(x) * torch.log1p(x.abs()))
+    assert torch.allclose(logits, want_logits) and torch.allclose(value, want_value)
+    assert not torch.allclose(logits, plain(x)[0])
+
+
+def test_squash_obs_is_saved_with_the_checkpoint_and_a_mismatch_is_refused(tmp_path):
+    run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy", "--squash-obs")
+    path = tmp_path / "tiny" / "checkpoint.pt"
+    ck = torch.load(path, weights_only=True)
+    assert ck["config"]["squash_obs"] is True
+    agent = agents.make("ppo", "omg", 4, checkpoint=str(path))
+    assert agent.model.squash
+    slim = agents.ppo.export(str(path), str(tmp_path / "slim.pt"))
+    assert agents.make("ppo", "omg", 4, checkpoint=str(slim)).model.squash
+    vg = shedders.VectorGame("omg", 16, 4, seed=1)
+    vg.reset()
+    with torch.no_grad():
+        want = agent.model(torch.from_numpy(vg.observation).float())[0]
+    assert torch.equal(agents.make("ppo", "omg", 4, checkpoint=str(slim)).model(
+        torch.from_numpy(vg.observation).float())[0], want)
+    for extra in (["--resume"], ["--name", "other", "--init", str(path)]):  # the flag differs from the checkpoint's
+        with pytest.raises(SystemExit):
+            run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", *extra)
+
+
 def test_masking_never_samples_an_illegal_action():
     rng = np.random.default_rng(0)
     model = Policy(40, 50, 16)

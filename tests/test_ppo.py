@@ -108,7 +108,7 @@ def test_each_ruleset_starts_from_its_own_defaults_and_a_flag_given_wins():
     og, _, _ = P.parse_args(["--ruleset", "og"])
     assert (og.self_play, og.pool, og.learner_seats, og.ply_cap) == (0.5, ["greedy", "expert"], 1, 1000)
     omg, _, _ = P.parse_args(["--ruleset", "omg"])
-    assert omg == P.Config(ruleset="omg")  # no overrides: the dataclass's own defaults
+    assert omg == P.Config(ruleset="omg", squash_obs=True, shaping=0.05)  # what made its network learn at all
     assert P.parse_args([])[0] == P.Config.for_ruleset("core")  # core is the default ruleset
     given, _, _ = P.parse_args(["--ply-cap", "300", "--ruleset", "core", "--pool", "greedy", "--self-play", "0.5"])
     assert (given.ply_cap, given.pool, given.self_play, given.learner_seats) == (300, ["greedy"], 0.5, 2)
@@ -277,7 +277,7 @@ def test_squash_obs_is_saved_with_the_checkpoint_and_a_mismatch_is_refused(tmp_p
         torch.from_numpy(vg.observation).float())[0], want)
     for extra in (["--resume"], ["--name", "other", "--init", str(path)]):  # the flag differs from the checkpoint's
         with pytest.raises(SystemExit):
-            run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", *extra)
+            run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", "--no-squash-obs", *extra)
 
 
 def test_masking_never_samples_an_illegal_action():
@@ -458,7 +458,7 @@ def test_house_without_toggles_uses_the_core_checkpoint_and_toggles_need_their_o
         agents.make("ppo", "og", 4, checkpoint=core.path)
 
 
-@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african", "house"])
+@pytest.mark.parametrize("ruleset", ["og", "fatality", "south_african", "house", "omg"])
 def test_every_committed_checkpoint_is_a_legal_agent(ruleset):
     """agents.make("ppo", ruleset) loads the committed checkpoint (house: core's) and plays legal moves only."""
     vg = shedders.VectorGame(ruleset, 32, 4, seed=5)

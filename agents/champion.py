@@ -3,12 +3,12 @@
     agent = agents.make("champion", ruleset="core", num_players=4, time_budget=0.01)
 
 Which agent that is was chosen on one set of deals (128 duplicate deals, seed 201, 2 against 2, most_cards; for
-core, the 200 deals of seed 306) and measured on fresh ones (``experiments/RESULTS.md``, the strength table):
+core's search, the 200 deals of seed 306) and measured on fresh ones (``experiments/RESULTS.md``, the strength table):
 
 | table | champion | chosen because (selection deals, paired difference of mean reward a seat) |
 |---|---|---|
-| core (and house on core's rules) at 4 players | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at the default) | ``search:budget=1024`` - the guided champion before it: +0.167 [+0.125, +0.209] (200 deals, seed 306) |
-| fatality, south_african at 4 players | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with it (-0.023 [-0.078, +0.031] for guided, seed 316) at more cost |
+| core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306) |
+| core, fatality, south_african (and house on core's rules) at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
 | og at 4 players | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
 | omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
 | the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
@@ -17,9 +17,11 @@ core, the 200 deals of seed 306) and measured on fresh ones (``experiments/RESUL
 search champion may spend. omg: ``int(time_budget / SECONDS_PER_ROLLOUT)`` rollouts; omg's rollout (16 decisions of
 expert) was measured at 8.5 microseconds (median over a game's decisions at 1,250 rollouts) and 9.9 at the 90th
 percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. core: a full greedy rollout
-costs 2.5 to 10 microseconds (``search:budget=1024``: median 2.57 ms, mean 3.86, 90th percentile 10.26 over a game's
-decisions, setup included; after setup 2.56, 3.50 and 7.92), and the constant allows 9.8 (10 ms / 1,024), so the
-default budget buys 1,024 rollouts. guided:
+is dearest early in play, where the whole game is still ahead: ``search:budget=1024`` took 19 to 26 ms a decision over
+the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
+the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
+cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
+ahead of ``guided``; a smaller budget keeps ``guided``. guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
 core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
 moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
@@ -43,16 +45,18 @@ from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
-# a search champion's rollout cost, for its budget (see the module docstring); core's makes the default budget 1,024
-SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.01 / 1024}
+# a search champion's rollout cost, for its budget (see the module docstring); core's: 1,024 rollouts in 25 ms
+SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024}
+#: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
+MIN_SEARCH_ROLLOUTS = 1024
 SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
 MAX_WORLDS = 64
 GUIDED = {"depth": 16, "top_k": 4}  # the guided champion's search, apart from its worlds
 MIN_TIME_BUDGET = 1e-3
 DEFAULT_TIME_BUDGET = 0.01
 #: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
-GUIDED_RULESETS = ("fatality", "south_african")
-#: the palace rulesets whose champion is ``search`` with as many full rollouts as ``time_budget`` buys
+GUIDED_RULESETS = ("core", "fatality", "south_african")
+#: the palace rulesets whose champion is ``search`` once ``time_budget`` buys it ``MIN_SEARCH_ROLLOUTS`` rollouts
 SEARCH_RULESETS = ("core",)
 
 
@@ -89,6 +93,8 @@ class ChampionAgent(Agent):
             raise ValueError(f"time_budget must be a number of seconds in [{MIN_TIME_BUDGET}, 60], got {time_budget!r}")
         self.time_budget = float(time_budget)
         searched = self._like(SEARCH_RULESETS, ruleset, **options) if num_players == 4 else None
+        if searched and search_budget(searched, time_budget) < MIN_SEARCH_ROLLOUTS:
+            searched = None  # too little time for the search measured ahead of guided
         if ruleset == "omg":
             self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
                                         **options)

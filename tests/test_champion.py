@@ -13,8 +13,8 @@ from agents.champion import MAX_WORLDS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, 
 from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
-CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": "search:budget=1024", "south_african": "guided:worlds=16",
-          "house": "search:budget=1024"}
+CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": "guided:worlds=16", "south_african": "guided:worlds=16",
+          "house": "guided:worlds=16"}
 
 
 def decisions(agent, ruleset, n, games=40, seed=3, after_setup=False):
@@ -52,14 +52,23 @@ def test_the_time_budget_buys_the_search_champion_its_rollouts():
     _, t_small = decisions(small, "omg", 4)
     _, t_large = decisions(large, "omg", 4)
     assert np.median(t_small[3:]) <= 1.5 * 0.002 < np.median(t_large[3:])
-    core = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.002)
-    assert core.chosen == f"search:budget={int(0.002 / SECONDS_PER_ROLLOUT['core'])}" == "search:budget=204"
 
 
 def test_the_time_budget_buys_the_guided_champion_its_worlds():
     small = agents.make("champion", ruleset="fatality", num_players=4, seed=0, time_budget=0.002)
     assert small.chosen == f"guided:worlds={int(0.002 / SECONDS_PER_WORLD)}" and small.inner.worlds == 3
     assert agents.make("champion", ruleset="fatality", num_players=4, time_budget=1.0).inner.worlds == MAX_WORLDS
+
+
+def test_a_budget_that_buys_the_search_makes_it_cores_champion_within_that_budget():
+    """core's search champion takes 1,024 rollouts or more (the size measured ahead of guided), and only a budget
+    that pays for them at early play's rollout cost gets it."""
+    assert agents.make("champion", ruleset="core", num_players=4, time_budget=0.024).chosen.startswith("guided:")
+    assert agents.make("champion", ruleset="house", num_players=4, time_budget=0.025).chosen == "search:budget=1024"
+    champ = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.025)
+    assert champ.chosen == f"search:budget={int(0.025 / SECONDS_PER_ROLLOUT['core'])}" == "search:budget=1024"
+    _, times = decisions(champ, "core", 4, after_setup=True)
+    assert np.median(times[3:]) <= 1.5 * 0.025 and np.percentile(times[3:], 90) <= 2 * 0.025
 
 
 def test_the_champion_is_reproducible_from_its_seed():
@@ -93,7 +102,7 @@ def test_shedders_play_takes_the_champion_as_opponent():
                 read=lambda prompt: next(moves), write=out.append) == 1
     assert "seats: player_0=you, player_1=champion, player_2=champion" in out
     assert any(line.startswith(("player_1 (champion) ", "player_2 (champion) ")) for line in out)
-    out.clear()  # at 4 players the champion is a search, which the terminal game gives the engine state
+    out.clear()  # at 4 players the champion is the guided search, which the terminal game gives the engine state
     moves = iter(["ready"] + ["1"] * 30 + ["q"])
     assert main(["--ruleset", "core", "--players", "4", "--opponents", "champion", "--seed", "1"],
                 read=lambda prompt: next(moves), write=out.append) == 1

@@ -127,8 +127,8 @@ class Config:
 # or two seats against the pool and the last three snapshots. fatality keeps the generic recipe (its checkpoint
 # beats expert with it); og too, for a run from scratch: its checkpoint is such a run fine-tuned against expert alone
 # (--init with --self-play 0 --pool expert --pool-snapshots 0; experiments/RESULTS.md).
-# omg reads squashed observations and trains with shaping: without both a network learned nothing in 8M steps (it
-# chose a matching card no more often than chance); its committed checkpoint added a kickstart by expert first
+# omg reads squashed observations and trains with shaping: without both a network learned nothing in millions of
+# steps (it chose a matching card no more often than chance); its committed checkpoint added a kickstart by expert first
 # (--teacher expert --teacher-share 0.5; experiments/RESULTS.md has both commands).
 _AGAINST_EXPERT = {"self_play": 0.25, "pool": ["greedy", "expert", "expert", "expert"], "learner_seats": 2,
                    "pool_snapshots": 3, "ply_cap": 1000}

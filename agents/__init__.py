@@ -86,7 +86,10 @@ def agent_options(name: str, ruleset: str = "core") -> list[str]:
         factory = getattr(importlib.import_module(module), cls)
     skip = {"self", "ruleset", "num_players", "seed"}
     names = []
-    for f in [c.__init__ for c in factory.__mro__ if "__init__" in vars(c)] + [make_rules]:
+    # Python functions only: a builtin's signature (object.__init__'s) is parsed from text with ast.parse, which
+    # CPython 3.11 does not make thread-safe (the web app builds agents on worker threads), and it names no option.
+    inits = [c.__init__ for c in factory.__mro__ if "__init__" in vars(c) and inspect.isfunction(c.__init__)]
+    for f in inits + [make_rules]:
         for p in inspect.signature(f).parameters.values():
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in skip and p.name not in names:
                 names.append(p.name)

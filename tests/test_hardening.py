@@ -334,6 +334,27 @@ def test_an_unknown_agent_option_is_named_with_the_valid_ones():
     assert "budget" in agents.agent_options("search", "omg") and "ply_cap" in agents.agent_options("greedy")
 
 
+
+def test_agent_options_parses_no_text_signature_so_worker_threads_can_build_agents(monkeypatch):
+    """The web app builds agents on worker threads. A builtin's signature (object.__init__'s) is read by ast.parse,
+    which CPython 3.11 does not make thread-safe (CI once saw "AST constructor recursion depth mismatch" in a 500):
+    listing an agent's options must never call it, and must still find every option."""
+    import ast
+
+    parsed, options = [], {}
+    with monkeypatch.context() as m:  # undone before asserting: pytest's own reports call ast.parse
+        m.setattr(ast, "parse", lambda source, *a, **k: parsed.append(source))
+        for ruleset in ("core", "omg"):
+            for name in agents.REGISTRY:
+                try:
+                    agents.agent_class(name, ruleset)
+                except ValueError:
+                    continue  # not available for this ruleset
+                options[name, ruleset] = agents.agent_options(name, ruleset)
+    assert parsed == []
+    assert all("ply_cap" in o for (name, ruleset), o in options.items() if ruleset != "omg")
+    assert "budget" in options["search", "omg"] and "checkpoint" in options["ppo", "core"]
+
 @pytest.mark.parametrize("argv,match", [(["--players", "99"], "bad num_players 99"),
                                         (["--seed", "-5"], "seed must be a non-negative integer")])
 def test_the_demo_answers_bad_input_in_one_line(argv, match, capsys):

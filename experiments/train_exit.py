@@ -16,6 +16,10 @@ through determinization):
    every seat, the pool's too, gives the perfect-information critic a target: the rewards that seat collected from
    there to the game's end. The critic's input is every seat's observation (the decider's first): it sees all
    hands, in training only; the search feeds it sampled worlds, never the true deal.
+   ``--expert SPEC`` puts a fixed agent in the search's place (``search:budget=1024``, the plain determinized
+   search that beats the network's own guided search in core): it decides the same share of decisions, and its
+   choice alone is the target. The learner imitates it in the positions the learner's own play reaches (DAgger:
+   Ross, Gordon and Bagnell, AISTATS 2011); the next round's network then guides ``guided`` as before.
 3. **Learn.** ``--epochs`` passes over the round's data, Adam, minibatches of ``--batch``. For the first
    ``--critic-warmup`` rounds only the critic learns, and the search values its leaves with the policy's own value
    head; after that with the critic (``--leaf critic``), or with the value head throughout (``--leaf value``).
@@ -58,7 +62,7 @@ import agents as agents_pkg
 import shedders
 from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
-from agents.ppo import default_checkpoint, load_file, packed_legal, policy_from, same_game, save_file
+from agents.ppo import default_checkpoint, legal_index, load_file, packed_legal, policy_from, same_game, save_file
 from experiments.train_ppo import _has, _log, _tuple, trim_log
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
@@ -83,6 +87,9 @@ class Config:
     leaf: str = "critic"  # what values the search's leaves: "critic" (the perfect-information one) or "value" (the
     # policy's own head); the critic is used once it has trained for --critic-warmup rounds, the value head before
     critic_warmup: int = 5  # rounds in which the critic learns before the search trusts it (and the policy learns)
+    expert: str = "guided"  # who decides (and labels) the searched decisions: "guided", the search over the current
+    # networks (expert iteration proper), or a fixed agent spec such as "search:budget=1024", whose choice the
+    # policy learns on the learner's own games (imitation of a stronger, fixed expert: DAgger)
     epochs: int = 2  # passes over a round's data
     batch: int = 1024  # minibatch size
     lr: float = 1e-4  # Adam's step size (policy and critic)
@@ -121,6 +128,8 @@ def check(cfg: Config) -> None:
     for spec in cfg.pool:
         if not _has(agents_pkg.parse_agent(spec)[0], cfg.ruleset):
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
+    if cfg.expert != "guided" and not _has(agents_pkg.parse_agent(cfg.expert)[0], cfg.ruleset):
+        raise ValueError(f"unknown expert {cfg.expert!r} for {cfg.ruleset}: guided, or an agent spec")
     if cfg.self_play < 1.0 and not cfg.pool:
         raise ValueError("--pool is empty, so every game must be self-play (--self-play 1)")
 
@@ -140,6 +149,7 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
     search = GuidedSearchAgent.with_networks(policy, leaf, cfg.ruleset, n, seed=seed + 1, worlds=cfg.worlds,
                                              depth=cfg.depth, top_k=cfg.top_k, prior=cfg.prior)
     pool = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=seed + 3 + i) for i, spec in enumerate(cfg.pool)]
+    teacher = None if cfg.expert == "guided" else agents_pkg.make_spec(cfg.expert, cfg.ruleset, n, seed=seed + 2)
     # who holds each seat: -1 the learner, k >= 0 pool member k
     ctrl = np.full((b, n), -1, np.int64)
     for g in range(b):
@@ -167,7 +177,15 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
             real = (vg.num_legal[mine] > 1) & (vg.state.phase[mine] != PH_SETUP)
             choice = mine[real & (rng.random(len(mine)) < cfg.search_share)]
             plain = np.setdiff1d(mine, choice)
-            if len(choice):
+            if len(choice) and teacher is not None:  # a fixed expert: its choice, one-hot over the packed ids
+                a = act_in(teacher, vg, choice)
+                actions[choice] = a
+                target[choice] = a
+                soft, first = _one_hot(policy, vg.observation[choice], vg.action_mask[choice], a)
+                soft_rows = choice
+                agree += list(first == a)
+                searched += len(choice)
+            elif len(choice):
                 a = act_in(search, vg, choice)
                 actions[choice] = a
                 target[choice] = a
@@ -213,6 +231,19 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
         "reward_vs_pool": float(np.mean(vs_pool)) if vs_pool else float("nan"),
         "capped": float(capped.mean()),
     }
+
+
+def _one_hot(policy, obs, mask, actions) -> tuple[np.ndarray, np.ndarray]:
+    """``actions`` one-hot over each row's packed legal ids (``legal_index`` order), and the policy's most likely
+    action of each row (for the agreement statistic)."""
+    with torch.inference_mode():
+        idx, valid = legal_index(torch.from_numpy(np.ascontiguousarray(mask)).bool())
+        logp, _ = policy.legal(torch.from_numpy(np.ascontiguousarray(obs)).float(), idx, valid)
+    idx, valid = idx.numpy(), valid.numpy()
+    hit = (idx == np.asarray(actions)[:, None]) & valid
+    assert hit.sum(1).min() == 1, "an expert chose an illegal action"
+    first = idx[np.arange(len(idx)), logp.masked_fill(torch.from_numpy(~valid), -np.inf).argmax(1).numpy()]
+    return hit.astype(np.float32), first
 
 
 def _stack_padded(parts: list, fill=-1) -> np.ndarray:
@@ -330,7 +361,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         critic.train()
         # the policy learns from the search only once the search's leaves are valued by a trained critic (or by
         # the policy's own value head from the start, --leaf value)
-        teach = cfg.leaf == "value" or counters["round"] >= cfg.critic_warmup
+        teach = cfg.leaf == "value" or cfg.expert != "guided" or counters["round"] >= cfg.critic_warmup
         stats = learn(cfg, policy, critic, optimizer, data, rng, teach)
         elapsed = time.perf_counter() - t0
         counters["round"] += 1

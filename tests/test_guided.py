@@ -126,9 +126,34 @@ def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_pa
     assert [r["round"] for r in rows] == ["1", "2"]
 
 
+def test_train_exit_with_a_fixed_expert_plays_and_labels_its_choices():
+    """``--expert SPEC``: the searched decisions are the fixed agent's, and each one's target is that choice alone
+    (one-hot over the decision's legal ids); the other decisions carry no policy target."""
+    from agents.guided import Critic
+    from agents.ppo import default_checkpoint, policy_from
+
+    torch.set_num_threads(1)
+    cfg = X.Config(games=4, expert="expert:cycle_break=0", search_share=1.0, self_play=1.0, ply_cap=300)
+    ck = load_file(default_checkpoint("core", 4))
+    policy = policy_from(ck)
+    data = X.play_round(cfg, policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    taught = np.flatnonzero(data["target"] >= 0)
+    assert len(taught) > 50 and data["searched"] == len(taught)
+    soft, legal = data["soft"][taught], data["legal"][taught]
+    assert np.all(soft.sum(1) == 1) and np.all((soft == 0) | (soft == 1))
+    assert np.all(legal[np.arange(len(taught)), soft.argmax(1)] == data["target"][taught])
+    # the target is what the expert chooses in that position (cycle_break=0: it is deterministic)
+    obs = data["obs"][taught]
+    mask = np.zeros((len(taught), K.N_ACTIONS), np.int8)
+    rows, cols = np.nonzero(legal >= 0)
+    mask[rows, legal[rows, cols]] = 1
+    assert np.array_equal(agents.make("expert", "core", 4, cycle_break=0).act(obs, mask), data["target"][taught])
+    assert np.all(data["soft"][data["target"] < 0] == 0)
+
+
 def test_train_exit_refuses_bad_configs(tmp_path):
     for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"],
-                 ["--leaf", "oracle"], ["--temperature", "0"]):
+                 ["--leaf", "oracle"], ["--temperature", "0"], ["--expert", "nobody"]):
         with pytest.raises(SystemExit):
             X.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written

@@ -34,6 +34,12 @@ measured against ``ppo`` on the same 128 selection deals, where the committed ne
 - An untrained critic valued the first rounds' leaves at random, so their targets were noise: hence the warm-up.
 - The committed network with the third run's critic (3,840 games of training) at its leaves: -0.026 [-0.076,
   +0.023]. That critic values leaves worse than the network's own value head, so the champion does not use it.
+- ``--expert search:budget=1024`` (imitating the plain search that beats the network's guided search): the network
+  agreed with the search's choice in 50% of the searched decisions at the start and put 0.15 nats of entropy on
+  its choices (it is nearly deterministic, with its own way of playing); training raised its entropy without raising
+  the agreement (0.50, 0.47, 0.40 over 3 rounds), and after 3 rounds it played -0.570 [-0.600, -0.541] a seat
+  against the committed network (after 1: -0.073). Imitation of an expert whose play differs this much, from this
+  network, passes through worse players first; a run long enough to come out the other side was not made.
 
 The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``save_file``), with the critic added,
 so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.
@@ -95,6 +101,10 @@ class Config:
     lr: float = 1e-4  # Adam's step size (policy and critic)
     bc_coef: float = 1.0  # weight of the cross-entropy to the search's improved policy
     temperature: float = 0.05  # the improved policy: prior * exp(value / temperature) over the search's candidates
+    min_gap: float = 0.0  # a searched decision teaches only where the search's choice is valued at least this much
+    # above the policy's most likely action (0: every searched decision teaches; > 0: only confident corrections)
+    anchor_coef: float = 0.0  # weight of KL(start network || policy) on every learner decision: keeps the policy
+    # where the search does not correct it (the start network: --init's, the committed one by default)
     vf_coef: float = 0.0  # weight of the policy's value head loss (it shares the policy's body: see the docstring)
     ent_coef: float = 0.0  # weight of an entropy bonus on the policy (0: none)
     critic_hidden: int = 256  # width of the critic's two hidden layers
@@ -125,6 +135,8 @@ def check(cfg: Config) -> None:
         raise ValueError(f"leaf must be critic or value, got {cfg.leaf!r}")
     if cfg.depth < 0 or cfg.lr <= 0 or cfg.temperature <= 0 or cfg.critic_warmup < 0:
         raise ValueError("depth must be >= 0, lr and temperature positive")
+    if cfg.min_gap < 0 or cfg.anchor_coef < 0:
+        raise ValueError("min_gap and anchor_coef must be >= 0")
     for spec in cfg.pool:
         if not _has(agents_pkg.parse_agent(spec)[0], cfg.ruleset):
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
@@ -188,11 +200,18 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
             elif len(choice):
                 a = act_in(search, vg, choice)
                 actions[choice] = a
-                target[choice] = a
                 first = search.last["candidates"][:, 0]  # the policy's most likely action
                 soft, soft_rows = search.improved_policy(cfg.temperature), choice
                 agree += list(first == a)
                 searched += len(choice)
+                if cfg.min_gap > 0:  # only the confident corrections teach
+                    q = search.last["value"]
+                    chosen = np.argmax(search.last["candidates"] == a[:, None], axis=1)
+                    gap = q[np.arange(len(a)), chosen] - q[:, 0]
+                    keep = gap >= cfg.min_gap  # (nan for a decision the search did not value: not kept)
+                    soft, soft_rows = soft[keep], choice[keep]
+                    a = a[keep]
+                target[soft_rows] = a
             if len(plain):
                 actions[plain] = search.policy_act(vg.observation[plain], vg.action_mask[plain])
         for k in np.unique(ctrl[live, cur][ctrl[live, cur] >= 0]):
@@ -255,7 +274,8 @@ def _stack_padded(parts: list, fill=-1) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 # Learning
 # ----------------------------------------------------------------------------------------------------------------
-def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Generator, teach: bool = True) -> dict:
+def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Generator, teach: bool = True,
+          anchor=None) -> dict:
     """``cfg.epochs`` passes over one round's data: the policy towards the search's choices and its value head
     towards the returns of its own decisions, the critic towards every decision's return."""
     n = len(data["returns"])
@@ -268,7 +288,7 @@ def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Gen
     valid = raw >= 0
     idx = raw.clamp(min=0)
     soft = torch.from_numpy(data["soft"])
-    stats = {"policy_loss": [], "value_loss": [], "critic_loss": []}
+    stats = {"policy_loss": [], "value_loss": [], "critic_loss": [], "anchor_kl": []}
     for _ in range(cfg.epochs):
         order = torch.from_numpy(rng.permutation(n))
         for start in range(0, n, cfg.batch):
@@ -287,6 +307,12 @@ def learn(cfg: Config, policy, critic, optimizer, data: dict, rng: np.random.Gen
                     pl = -(soft[own][taught] * logp[taught].masked_fill(~valid[own][taught], 0.0)).sum(1).mean()
                     loss = loss + cfg.bc_coef * pl
                     stats["policy_loss"].append(pl.item())
+                if anchor is not None and cfg.anchor_coef:
+                    with torch.no_grad():
+                        logp0, _ = anchor.legal(obs[own].float(), idx[own], valid[own])
+                    kl = (logp0.exp() * (logp0 - logp).masked_fill(~valid[own], 0.0)).sum(1).mean()
+                    loss = loss + cfg.anchor_coef * kl
+                    stats["anchor_kl"].append(kl.item())
                 if cfg.ent_coef:
                     ent = -(logp.exp() * logp.masked_fill(~valid[own], 0.0)).sum(dim=1).mean()
                     loss = loss - cfg.ent_coef * ent
@@ -332,6 +358,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     if saved["players"] != cfg.players or not same_game(saved["ruleset"], cfg.ruleset, cfg.players):
         raise ValueError(f"{source} was trained for {saved['ruleset']} at {saved['players']} players")
     policy = policy_from(ck)
+    anchor = policy_from(load_file(init)).eval() if cfg.anchor_coef else None  # the start network, frozen
     critic = Critic(ck["obs_size"], cfg.players, cfg.critic_hidden)
     if "critic" in ck and ck["critic_hidden"] == cfg.critic_hidden:
         critic.load_state_dict(ck["critic"])
@@ -362,7 +389,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         # the policy learns from the search only once the search's leaves are valued by a trained critic (or by
         # the policy's own value head from the start, --leaf value)
         teach = cfg.leaf == "value" or cfg.expert != "guided" or counters["round"] >= cfg.critic_warmup
-        stats = learn(cfg, policy, critic, optimizer, data, rng, teach)
+        stats = learn(cfg, policy, critic, optimizer, data, rng, teach, anchor)
         elapsed = time.perf_counter() - t0
         counters["round"] += 1
         counters["games"] += cfg.games

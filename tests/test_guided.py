@@ -151,9 +151,44 @@ def test_train_exit_with_a_fixed_expert_plays_and_labels_its_choices():
     assert np.all(data["soft"][data["target"] < 0] == 0)
 
 
+def test_train_exit_min_gap_teaches_only_the_searchs_confident_corrections():
+    """``--min-gap G``: a searched decision teaches only where the search valued its choice at least G above the
+    policy's most likely action, so with a tiny G every taught choice differs from that action, and with a gap no
+    value can reach (rewards lie in [-1, 1]) nothing is taught."""
+    from agents.guided import Critic
+    from agents.ppo import default_checkpoint, legal_index, policy_from
+
+    torch.set_num_threads(1)
+    ck = load_file(default_checkpoint("core", 4))
+    policy = policy_from(ck)
+    base = dict(games=4, search_share=1.0, self_play=1.0, ply_cap=300, leaf="value", **SMALL)
+    tiny = X.play_round(X.Config(min_gap=1e-9, **base), policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    taught = np.flatnonzero(tiny["target"] >= 0)
+    assert 0 < len(taught) < tiny["searched"]
+    legal = tiny["legal"][taught]
+    mask = np.zeros((len(taught), K.N_ACTIONS), bool)
+    rows, cols = np.nonzero(legal >= 0)
+    mask[rows, legal[rows, cols]] = True
+    with torch.no_grad():
+        idx, valid = legal_index(torch.from_numpy(mask))
+        logp, _ = policy.legal(torch.from_numpy(tiny["obs"][taught]).float(), idx, valid)
+    top = idx.numpy()[np.arange(len(taught)), logp.masked_fill(~valid, -np.inf).argmax(1).numpy()]
+    assert np.all(top != tiny["target"][taught])
+    none = X.play_round(X.Config(min_gap=3.0, **base), policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    assert none["searched"] > 0 and np.all(none["target"] < 0) and np.all(none["soft"] == 0)
+
+
+def test_train_exit_anchor_keeps_the_policy_near_its_start(tmp_path):
+    """``--anchor-coef``: the KL from the start network to the policy is a finite loss term, logged."""
+    torch.set_num_threads(1)
+    out = X.main(exit_args(tmp_path, "anchored", 1) + ["--anchor-coef", "1.0", "--critic-warmup", "0"])
+    assert math.isfinite(out["last"]["anchor_kl"]) and out["last"]["anchor_kl"] > -1e-6
+
+
 def test_train_exit_refuses_bad_configs(tmp_path):
     for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"],
-                 ["--leaf", "oracle"], ["--temperature", "0"], ["--expert", "nobody"]):
+                 ["--leaf", "oracle"], ["--temperature", "0"], ["--expert", "nobody"],
+                 ["--min-gap", "-1"], ["--anchor-coef", "-0.5"]):
         with pytest.raises(SystemExit):
             X.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written

@@ -40,6 +40,9 @@ measured against ``ppo`` on the same 128 selection deals, where the committed ne
   the agreement (0.50, 0.47, 0.40 over 3 rounds), and after 3 rounds it played -0.570 [-0.600, -0.541] a seat
   against the committed network (after 1: -0.073). Imitation of an expert whose play differs this much, from this
   network, passes through worse players first; a run long enough to come out the other side was not made.
+- ``--min-gap 0.05 --anchor-coef 1.0 --leaf value``: the agreement still fell (0.94 to 0.82 in 11 rounds) and the
+  network after them played -0.198 [-0.247, -0.149] a seat against the committed one. The small guided search's
+  corrections are mostly noise; a policy that learns them spreads out and its rollouts make the next search worse.
 
 The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``save_file``), with the critic added,
 so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.

@@ -9,7 +9,8 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 |---|---|---|
 | core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306) |
 | core, fatality, south_african (and house on core's rules) at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
-| og at 4 players | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
+| og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
+| og at 4 players, any smaller budget (the default 10 ms) | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
 | omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
 | the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
 
@@ -21,7 +22,9 @@ is dearest early in play, where the whole game is still ahead: ``search:budget=1
 the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
 the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
 cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
-ahead of ``guided``; a smaller budget keeps ``guided``. guided:
+ahead of ``guided``; a smaller budget keeps ``guided``. og: the same constant (``search:budget=1024`` took 21 to 30 ms
+at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
+took 26 to 36 ms there), and a smaller budget keeps ``ppo``. guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
 core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
 moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
@@ -29,6 +32,15 @@ buys 16 worlds. The search's size is fixed when
 the agent is built, not measured while it plays, so the same seed gives the same decisions on any machine. ``ppo``
 and ``expert`` take well under a millisecond, inside any budget this option accepts (at least 1 ms).
 ``champion.chosen`` names the agent inside.
+
+The constants are seconds on the machine they were measured on. Another machine, or the same one busier, runs the
+same search slower or faster: ``machine_slowdown()`` times a fixed search (``reference_workload``: 4 decisions of
+``search:budget=256`` on a seeded core deal) against ``REFERENCE_SECONDS``, its time on that machine, and says how
+many times slower this one runs it now. ``tests/test_champion.py`` holds each champion to its budget times that
+factor (at least 1). ``REFERENCE_SECONDS`` was set when this machine had become slower: the decision-time rows of
+``experiments/RESULTS.md`` ran 2.57 (omg's champion) to 4.2 (``ppo``) times slower than in that table (core's
+champion 3.00, ``search:budget=1024`` 3.34), and the workload took 41.4 and 42.1 ms (medians of 7); 41.4 ms / 2.57,
+the smallest of those factors, gives the strictest reference: 16.1 ms.
 
 A search champion (``search`` and ``guided``) needs the engine state, as every search does:
 ``champion.act(obs, mask, state=vg.state, games=rows)`` (``agents.base.act_in`` passes it, and so do the AEC
@@ -46,7 +58,7 @@ from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
 # a search champion's rollout cost, for its budget (see the module docstring); core's: 1,024 rollouts in 25 ms
-SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024}
+SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024}
 #: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
 MIN_SEARCH_ROLLOUTS = 1024
 SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
@@ -57,7 +69,39 @@ DEFAULT_TIME_BUDGET = 0.01
 #: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
 GUIDED_RULESETS = ("core", "fatality", "south_african")
 #: the palace rulesets whose champion is ``search`` once ``time_budget`` buys it ``MIN_SEARCH_ROLLOUTS`` rollouts
-SEARCH_RULESETS = ("core",)
+SEARCH_RULESETS = ("core", "og")
+
+
+#: ``reference_workload``'s seconds on the machine the constants above describe (see the module docstring)
+REFERENCE_SECONDS = 0.0161
+
+
+def reference_workload() -> float:
+    """Seconds this machine takes now for 4 decisions of ``search:budget=256`` (seed 0) right after the setup of a
+    seeded core deal (the setup is played by ``expert`` and not timed)."""
+    import time
+
+    import shedders
+    from agents.base import act_in
+    from shedders.engine.palace import layout as K
+
+    vg = shedders.VectorGame("core", 1, 4, seed=0)
+    vg.reset()
+    setup = ExpertAgent("core", 4, seed=0)
+    while vg.state.phase[0] == K.PH_SETUP:
+        vg.step(act_in(setup, vg, np.arange(1)))
+    search = SearchAgent("core", 4, seed=0, budget=256)
+    start = time.perf_counter()
+    for _ in range(4):
+        act_in(search, vg, np.arange(1))
+    return time.perf_counter() - start
+
+
+def machine_slowdown(repeats: int = 5) -> float:
+    """How many times slower than the machine the constants describe this one runs ``reference_workload`` now
+    (the median of ``repeats`` runs after one warm-up; below 1 on a faster machine)."""
+    reference_workload()
+    return float(np.median([reference_workload() for _ in range(repeats)])) / REFERENCE_SECONDS
 
 
 def guided_worlds(time_budget: float) -> int:

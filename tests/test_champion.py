@@ -9,12 +9,18 @@ import pytest
 import agents
 import shedders
 from agents.base import act_in
-from agents.champion import MAX_WORLDS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, search_budget
+from agents.champion import MAX_WORLDS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, machine_slowdown, search_budget
 from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
 CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": "guided:worlds=16", "south_african": "guided:worlds=16",
           "house": "guided:worlds=16"}
+
+
+def slowdown() -> float:
+    """How much slower than the machine the budgets were measured on this one runs now (at least 1: a faster
+    machine is held to the budget itself). Measured right before each timing, so a busy machine is measured busy."""
+    return max(1.0, machine_slowdown())
 
 
 def decisions(agent, ruleset, n, games=40, seed=3, after_setup=False):
@@ -39,19 +45,22 @@ def decisions(agent, ruleset, n, games=40, seed=3, after_setup=False):
 def test_the_champion_plays_only_legal_actions_within_its_time_budget(ruleset):
     champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
     assert champ.chosen == CHOSEN.get(ruleset, f"search:budget={search_budget('omg', 0.01)}")
+    slow = slowdown()
     _, times = decisions(champ, ruleset, 4, after_setup=ruleset != "omg")
-    # the budget is what a decision may cost at batch 1 on the measured machine; 1.5x leaves room for a busy one
-    assert np.median(times[3:]) <= 1.5 * champ.time_budget
-    assert np.percentile(times[3:], 90) <= 2 * champ.time_budget
+    # the budget is what a decision may cost at batch 1 on the measured machine (here: times its slowdown); 1.5x
+    # leaves room for noise
+    assert np.median(times[3:]) <= 1.5 * champ.time_budget * slow
+    assert np.percentile(times[3:], 90) <= 2 * champ.time_budget * slow
 
 
 def test_the_time_budget_buys_the_search_champion_its_rollouts():
     small = agents.make("champion", ruleset="omg", num_players=4, seed=0, time_budget=0.002)
     large = agents.make("champion", ruleset="omg", num_players=4, seed=0, time_budget=0.02)
     assert small.inner.budget == int(0.002 / SECONDS_PER_ROLLOUT["omg"]) < large.inner.budget
+    slow = slowdown()
     _, t_small = decisions(small, "omg", 4)
     _, t_large = decisions(large, "omg", 4)
-    assert np.median(t_small[3:]) <= 1.5 * 0.002 < np.median(t_large[3:])
+    assert np.median(t_small[3:]) <= 1.5 * 0.002 * slow < np.median(t_large[3:])
 
 
 def test_the_time_budget_buys_the_guided_champion_its_worlds():
@@ -60,15 +69,19 @@ def test_the_time_budget_buys_the_guided_champion_its_worlds():
     assert agents.make("champion", ruleset="fatality", num_players=4, time_budget=1.0).inner.worlds == MAX_WORLDS
 
 
-def test_a_budget_that_buys_the_search_makes_it_cores_champion_within_that_budget():
-    """core's search champion takes 1,024 rollouts or more (the size measured ahead of guided), and only a budget
-    that pays for them at early play's rollout cost gets it."""
-    assert agents.make("champion", ruleset="core", num_players=4, time_budget=0.024).chosen.startswith("guided:")
-    assert agents.make("champion", ruleset="house", num_players=4, time_budget=0.025).chosen == "search:budget=1024"
-    champ = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.025)
-    assert champ.chosen == f"search:budget={int(0.025 / SECONDS_PER_ROLLOUT['core'])}" == "search:budget=1024"
-    _, times = decisions(champ, "core", 4, after_setup=True)
-    assert np.median(times[3:]) <= 1.5 * 0.025 and np.percentile(times[3:], 90) <= 2 * 0.025
+@pytest.mark.parametrize("ruleset", ["core", "og"])
+def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(ruleset):
+    """core's and og's search champion takes 1,024 rollouts or more (the size measured ahead of guided in core, of
+    ppo in og), and only a budget that pays for them at early play's rollout cost gets it."""
+    below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.024).chosen
+    assert below.partition(":")[0] == CHOSEN[ruleset].partition(":")[0]  # guided (more worlds) in core, ppo in og
+    if ruleset == "core":
+        assert agents.make("champion", ruleset="house", num_players=4, time_budget=0.025).chosen == "search:budget=1024"
+    champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0, time_budget=0.025)
+    assert champ.chosen == f"search:budget={int(0.025 / SECONDS_PER_ROLLOUT[ruleset])}" == "search:budget=1024"
+    slow = slowdown()
+    _, times = decisions(champ, ruleset, 4, after_setup=True)
+    assert np.median(times[3:]) <= 1.5 * 0.025 * slow and np.percentile(times[3:], 90) <= 2 * 0.025 * slow
 
 
 def test_the_champion_is_reproducible_from_its_seed():

@@ -192,22 +192,18 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
             real = (vg.num_legal[mine] > 1) & (vg.state.phase[mine] != PH_SETUP)
             choice = mine[real & (rng.random(len(mine)) < cfg.search_share)]
             plain = np.setdiff1d(mine, choice)
-            if len(choice) and teacher is not None:  # a fixed expert: its choice, one-hot over the packed ids
-                a = act_in(teacher, vg, choice)
+            if len(choice):
+                a = act_in(search if teacher is None else teacher, vg, choice)
                 actions[choice] = a
-                target[choice] = a
-                soft, first = _one_hot(policy, vg.observation[choice], vg.action_mask[choice], a)
+                if teacher is not None:  # a fixed expert: its choice, one-hot over the packed ids
+                    soft, first = _one_hot(policy, vg.observation[choice], vg.action_mask[choice], a)
+                else:
+                    first = search.last["candidates"][:, 0]  # the policy's most likely action
+                    soft = search.improved_policy(cfg.temperature)
                 soft_rows = choice
                 agree += list(first == a)
                 searched += len(choice)
-            elif len(choice):
-                a = act_in(search, vg, choice)
-                actions[choice] = a
-                first = search.last["candidates"][:, 0]  # the policy's most likely action
-                soft, soft_rows = search.improved_policy(cfg.temperature), choice
-                agree += list(first == a)
-                searched += len(choice)
-                if cfg.min_gap > 0:  # only the confident corrections teach
+                if teacher is None and cfg.min_gap > 0:  # only the confident corrections teach
                     q = search.last["value"]
                     chosen = np.argmax(search.last["candidates"] == a[:, None], axis=1)
                     gap = q[np.arange(len(a)), chosen] - q[:, 0]

@@ -33,6 +33,12 @@ caps each rollout (default 400 decisions; an unfinished rollout scores the rewar
 south_african's Joker ping-pong between greedy players from eating the budget); ``eps`` is the rollouts' share
 of uniformly random moves.
 
+``select`` spreads the rollouts over the legal actions: ``"uniform"`` (the default, as above) tries each in
+``budget // legal`` worlds; ``"halving"`` runs sequential halving (Karnin, Koren and Somekh, ICML 2013): the
+budget is split over ``ceil(log2(legal))`` rounds, each round tries the surviving actions in new worlds (the same
+ones for each) and keeps the better half, so the most rollouts go to telling the best actions apart. Its
+rollouts, and so its cost, are the same ``budget``.
+
 ``patience`` (default 500 decisions; tables of heuristic agents average 115-203): in a game past that many
 decisions ``search`` stops searching and plays its ``rollout`` policy itself (the ``greedy`` or ``expert`` agent,
 seeded with the search's seed, with its ``break_cycles`` rule), as ``guided`` plays its network there. In
@@ -71,13 +77,19 @@ class SearchAgent(Agent):
     #: policies the other seats may play in the rollouts (``opponents=``): the field the search best-responds to
     opponent_models = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT, "random": KP.POLICY_RANDOM}
 
+    #: how the rollouts are spread over the legal actions (``select=``): evenly, or by sequential halving
+    selections = ("uniform", "halving")
+
     #: the agent that plays the ``rollout`` policy past ``patience`` decisions
     fallbacks = {"greedy": GreedyAgent, "expert": ExpertAgent}
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
-                 patience: int | None = 500, **options):
+                 patience: int | None = 500, select: str = "uniform", **options):
         super().__init__(ruleset, num_players, seed, **options)
+        if select not in self.selections:
+            raise ValueError(f"select must be one of {', '.join(self.selections)}, got {select!r}")
+        self.select = select
         patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):
@@ -117,6 +129,7 @@ class SearchAgent(Agent):
             self._obs = np.zeros((c, K.observation_size(self.rules.num_players)), np.int8)
             self._offsets = expert_offsets(self.rules.num_players)
             self._out = np.zeros(c, np.int64)
+            self._vals = np.zeros((c, K.N_ACTIONS), np.float64)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
@@ -176,6 +189,7 @@ class SearchAgent(Agent):
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
             self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool,
             self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets, out,
+            self.select == "halving", self._vals,
         )
 
 

@@ -216,9 +216,10 @@ def test_search_rollout_option():
         agents.make("search", "omg", 4, rollout="greedy")
 
 
-@pytest.mark.parametrize("ruleset,rollout", [("og", "greedy"), ("fatality", "greedy"), ("south_african", "greedy"),
-                                             ("core", "expert")])
-def test_search_decides_on_what_it_may_know_only(ruleset, rollout):
+@pytest.mark.parametrize("ruleset,rollout,select", [("og", "greedy", "uniform"), ("fatality", "greedy", "uniform"),
+                                                    ("south_african", "greedy", "uniform"),
+                                                    ("core", "expert", "uniform"), ("core", "greedy", "halving")])
+def test_search_decides_on_what_it_may_know_only(ruleset, rollout, select):
     """Reshuffling every card the deciding player cannot see leaves search's choice unchanged (same seed): it
     samples worlds from the information set, never from the true hidden cards. The oracle is the control."""
     from test_properties import copy_state, shuffle_hidden
@@ -232,9 +233,9 @@ def test_search_decides_on_what_it_may_know_only(ruleset, rollout):
         if vg.num_legal[0] > 1 and step % 3 == 0:
             shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng, vg.params)
             same = copy_state(vg.state)
-            a1 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout).act(
+            a1 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout, select=select).act(
                 vg.observation, vg.action_mask, state=same)
-            a2 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout).act(
+            a2 = agents.make("search", ruleset, n, seed=3, budget=24, rollout=rollout, select=select).act(
                 vg.observation, vg.action_mask, state=shuffled)
             assert a1[0] == a2[0], f"search's choice depends on hidden cards at step {step}"
             checked += 1
@@ -365,3 +366,60 @@ def test_the_cycle_break_acts_only_with_the_draw_pile_empty_and_never_picks_up_b
         acts[live] = stepper.act(obs, mask)
         vg.step(acts)
     assert differed > 0
+
+
+def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
+    """``select="halving"``: the kernel keeps the better half of the surviving actions each round, every survivor
+    tried in the same new worlds (a reference written here from worlds_value_nb, the uniform search's own
+    evaluation); with two legal actions it is the uniform search itself (one round, budget // 2 worlds each)."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    n, budget = 4, 40
+    agent = agents.make("search", "core", n, seed=0, budget=budget, select="halving")
+    agent._scratch(1)
+    vg = shedders.VectorGame("core", 1, n, seed=5)
+    vg.reset()
+    rng = np.random.default_rng(0)
+    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies,  # noqa: E731
+                    agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0], agent._offsets)
+    by_legal = {}
+    for _ in range(300):
+        if vg.state.phase[0] == K.PH_OVER:
+            break
+        nl = int(vg.num_legal[0])
+        if nl > 1:
+            p, work, w0, oracle, seed, eps, plies, mask2, ids2, pool, pol, oth, obs, off = args()
+            legal = [int(a) for a in np.flatnonzero(vg.action_mask[0])]
+            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, agent._mask[0],
+                                    agent._ids[0], mask2, ids2, pool, pol, oth, obs, off, agent._vals[0])
+            rounds = int(np.ceil(np.log2(nl)))
+            alive, vals, done = legal, {a: 0.0 for a in legal}, 0
+            while len(alive) > 1:
+                upto = done + max(1, budget // rounds // len(alive))
+                for a in alive:
+                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps, plies,
+                                                  mask2, ids2, pool, pol, oth, obs, off)
+                done = upto
+                alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]  # stable: legal order on ties
+            assert got == alive[0]
+            if nl == 2:
+                assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies,
+                                               agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth, obs, off)
+            by_legal[min(nl, 3)] = by_legal.get(min(nl, 3), 0) + 1
+        vg.step(vg.sample_legal())
+    assert by_legal.get(2, 0) >= 3 and by_legal.get(3, 0) >= 3, by_legal  # both kinds of decision were checked
+
+
+def test_search_select_option():
+    vg = shedders.VectorGame("core", 8, 4, seed=1)
+    vg.reset()
+    for spec in ("search:budget=16+select=halving", "oracle:budget=16+select=halving"):
+        agent = agents.make_spec(spec, "core", 4, seed=0)
+        for _ in range(20):
+            a = agent.act(vg.observation, vg.action_mask, state=vg.state)
+            assert vg.action_mask[np.arange(8), a].all()
+            vg.step(a)
+    assert agents.make("search", "core", 4).select == "uniform"
+    with pytest.raises(ValueError, match="select must be one of uniform, halving"):
+        agents.make("search", "core", 4, select="ucb")

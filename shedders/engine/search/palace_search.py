@@ -174,13 +174,30 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, ot
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, mask2, ids2, pool,
+                    policy, others, obs, off):
+    """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: the same stream, so the
+    same deal, for every action: search_one_nb's worlds)."""
+    viewer = np.int64(src.actor[g])
+    v = 0.0
+    for k in range(k0, k1):
+        copy_game_nb(src, g, work, w0)
+        work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
+        if not oracle:
+            determinize_nb(work, w0, viewer, params, pool)
+        apply_nb(work, w0, a, params)
+        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
+                                                   policy, others, obs, off)
+    return v
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
                   policy, others, obs, off):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
     worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
     reward.
     ``oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's order."""
-    viewer = np.int64(src.actor[g])
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
@@ -188,35 +205,68 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         a = np.int64(ids[i])
-        v = 0.0
-        for k in range(n_det):
-            copy_game_nb(src, g, work, w0)
-            work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
-            if not oracle:
-                determinize_nb(work, w0, viewer, params, pool)
-            apply_nb(work, w0, a, params)
-            v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
-                                                       policy, others, obs, off)
+        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, mask2, ids2,
+                            pool, policy, others, obs, off)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
+                   policy, others, obs, off, vals):
+    """Sequential halving (Karnin, Koren and Somekh, ICML 2013) over the same worlds as search_one_nb: the budget
+    is split evenly over ceil(log2(legal)) rounds; each round tries every surviving action in more worlds (the same
+    new worlds for all of them) and keeps the better half by mean reward so far (ties: the earlier legal action).
+    Returns the last survivor. ``vals`` is scratch (float64, at least N_ACTIONS)."""
+    nl = legal_mask_nb(src, g, params, mask, ids)
+    if nl == 1:
+        return np.int64(ids[0])
+    rounds = 0
+    while (1 << rounds) < nl:
+        rounds += 1
+    per_round = budget // rounds
+    for i in range(nl):
+        vals[i] = 0.0
+    alive, done = nl, 0
+    while alive > 1:
+        upto = done + max(1, per_round // alive)
+        for i in range(alive):
+            vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, oracle, seed,
+                                       eps_milli, max_plies, mask2, ids2, pool, policy, others, obs, off)
+        done = upto
+        # stable insertion sort of the survivors by value, best first (ids[:alive] keeps the legal order on ties)
+        for i in range(1, alive):
+            v, a = vals[i], ids[i]
+            j = i - 1
+            while j >= 0 and vals[j] < v:
+                vals[j + 1], ids[j + 1] = vals[j], ids[j]
+                j -= 1
+            vals[j + 1], ids[j + 1] = v, a
+        alive = (alive + 1) // 2
+    return np.int64(ids[0])
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, policy, others, obs, off, out):
+                    ids2, pool, policy, others, obs, off, out, halving, vals):
     for j in range(lo, hi):
-        out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
-                               mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
+        if halving:
+            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
+                                    mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off, vals[j])
+        else:
+            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
+                                   mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
-                    ids2, pool, policy, others, obs, off, out):
-    """Search the decisions of games[j] (one work row each), in chunks over the threads."""
+                    ids2, pool, policy, others, obs, off, out, halving, vals):
+    """Search the decisions of games[j] (one work row each), in chunks over the threads; ``halving`` chooses
+    sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
-                        max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out)
+                        max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals)

@@ -105,7 +105,8 @@ class Config:
     bc_coef: float = 1.0  # weight of the cross-entropy to the search's improved policy
     temperature: float = 0.05  # the improved policy: prior * exp(value / temperature) over the search's candidates
     min_gap: float = 0.0  # a searched decision teaches only where the search's choice is valued at least this much
-    # above the policy's most likely action (0: every searched decision teaches; > 0: only confident corrections)
+    # above the policy's most likely action (0: every searched decision teaches; > 0: only confident corrections;
+    # guided only: a fixed --expert gives no values, so it is refused with one)
     anchor_coef: float = 0.0  # weight of KL(start network || policy) on every learner decision: keeps the policy
     # where the search does not correct it (the start network: --init's, the committed one by default)
     vf_coef: float = 0.0  # weight of the policy's value head loss (it shares the policy's body: see the docstring)
@@ -145,6 +146,9 @@ def check(cfg: Config) -> None:
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
     if cfg.expert != "guided" and not _has(agents_pkg.parse_agent(cfg.expert)[0], cfg.ruleset):
         raise ValueError(f"unknown expert {cfg.expert!r} for {cfg.ruleset}: guided, or an agent spec")
+    if cfg.expert != "guided" and cfg.min_gap > 0:
+        raise ValueError(f"--min-gap needs the guided search's values; the fixed expert {cfg.expert!r} gives only "
+                         f"its choice")
     if cfg.self_play < 1.0 and not cfg.pool:
         raise ValueError("--pool is empty, so every game must be self-play (--self-play 1)")
 

@@ -188,7 +188,7 @@ def test_train_exit_anchor_keeps_the_policy_near_its_start(tmp_path):
 def test_train_exit_refuses_bad_configs(tmp_path):
     for args in (["--ruleset", "omg"], ["--rounds", "0"], ["--search-share", "2"], ["--pool", "nobody"],
                  ["--leaf", "oracle"], ["--temperature", "0"], ["--expert", "nobody"],
-                 ["--min-gap", "-1"], ["--anchor-coef", "-0.5"]):
+                 ["--min-gap", "-1"], ["--anchor-coef", "-0.5"], ["--expert", "expert", "--min-gap", "0.05"]):
         with pytest.raises(SystemExit):
             X.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written

@@ -50,6 +50,8 @@ class OmgSearchAgent(SearchAgent):
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
 
     fallbacks = {"expert": OmgExpertAgent}
+    selections = ("uniform",)  # omg's kernel spreads its rollouts evenly
+    threaded_decision = False  # and searches one decision on one thread
     state_type = O.OmgState
     _over_phase = O.PH_OVER
 

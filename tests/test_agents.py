@@ -423,3 +423,45 @@ def test_search_select_option():
     assert agents.make("search", "core", 4).select == "uniform"
     with pytest.raises(ValueError, match="select must be one of uniform, halving"):
         agents.make("search", "core", 4, select="ucb")
+
+
+@pytest.mark.parametrize("select", ["uniform", "halving"])
+def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select):
+    """At batch 1 ``search`` spreads one decision's rollouts over numba's threads (search_one_par_nb, in ``nt``
+    chunks, each in its own scratch row); its sums are taken in world order, so it chooses exactly what the
+    one-thread kernel chooses: here over every decision of a game, in 1, 2 and 3 chunks, with fewer rollouts than
+    chunks too, and through the agent at batch 1 (threaded when numba has more than one thread)."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    vg = shedders.VectorGame("core", 1, 4, seed=11)
+    vg.reset()
+    halving = select == "halving"
+    checked = 0
+    for step in range(150):
+        if vg.state.phase[0] == K.PH_OVER:
+            break
+        if vg.num_legal[0] > 1:
+            for budget in (2, 30):
+                agent = agents.make("search", "core", 4, seed=step, budget=budget, select=select)
+                agent._scratch(4)
+                buf = np.zeros(max(budget, K.N_ACTIONS))
+                p = vg.params, agent._work
+                rest = (agent.eps_milli, agent.max_plies)
+                kernel = KS.halving_one_nb if halving else KS.search_one_nb
+                extra = (agent._vals[0],) if halving else ()
+                want = kernel(vg.state, 0, *p, 0, budget, False, 7 + step, *rest, agent._mask[0], agent._ids[0],
+                              agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0], agent._offsets,
+                              *extra)
+                for nt in (1, 2, 3):
+                    got = KS.search_one_par_nb(nt, vg.state, 0, *p, budget, False, 7 + step, *rest, agent._mask[0],
+                                               agent._ids[0], agent._mask2, agent._ids2, agent._pool, 0, 0,
+                                               agent._obs, agent._offsets, halving, agent._vals[0], buf)
+                    assert got == want, (step, budget, nt)
+                seeded = [agents.make("search", "core", 4, seed=step, budget=budget, select=select)
+                          for _ in range(2)]
+                seeded[1].threaded_decision = False  # the batch kernel, one thread for the one decision
+                assert len({int(a.act(vg.observation, vg.action_mask, state=vg.state)[0]) for a in seeded}) == 1
+            checked += 1
+        vg.step(vg.sample_legal())
+    assert checked >= 20

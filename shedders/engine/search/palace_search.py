@@ -213,6 +213,20 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def better_half_nb(vals, ids, alive):
+    """Sort the first ``alive`` actions ``ids`` by ``vals``, best first (stable: the legal order on ties), and
+    return how many survive a halving round: the better half, rounded up."""
+    for i in range(1, alive):
+        v, a = vals[i], ids[i]
+        j = i - 1
+        while j >= 0 and vals[j] < v:
+            vals[j + 1], ids[j + 1] = vals[j], ids[j]
+            j -= 1
+        vals[j + 1], ids[j + 1] = v, a
+    return (alive + 1) // 2
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
                    policy, others, obs, off, vals):
     """Sequential halving (Karnin, Koren and Somekh, ICML 2013) over the same worlds as search_one_nb: the budget
@@ -235,15 +249,7 @@ def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, ma
             vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, oracle, seed,
                                        eps_milli, max_plies, mask2, ids2, pool, policy, others, obs, off)
         done = upto
-        # stable insertion sort of the survivors by value, best first (ids[:alive] keeps the legal order on ties)
-        for i in range(1, alive):
-            v, a = vals[i], ids[i]
-            j = i - 1
-            while j >= 0 and vals[j] < v:
-                vals[j + 1], ids[j + 1] = vals[j], ids[j]
-                j -= 1
-            vals[j + 1], ids[j + 1] = v, a
-        alive = (alive + 1) // 2
+        alive = better_half_nb(vals, ids, alive)
     return np.int64(ids[0])
 
 
@@ -270,3 +276,66 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
                         max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# One decision over the threads: at batch 1 the chunks above leave every thread but one idle, so these spread a
+# decision's rollouts (action, world) over the threads instead. Each rollout's reward lands in ``buf`` and the sums
+# are taken in world order afterwards, the same arithmetic as worlds_value_nb: the same choices as the kernels
+# above, whatever the thread count.
+# --------------------------------------------------------------------------------------------------------------
+@nb.njit(cache=True, parallel=True)
+def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, mask2, ids2,
+                    pool, policy, others, obs, off, buf):
+    """buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the rollouts
+    split over ``nt`` threads, thread t in work row t."""
+    w = k1 - k0
+    total = n_act * w
+    size = (total + nt - 1) // nt
+    for t in nb.prange(nt):
+        for j in range(t * size, min(total, (t + 1) * size)):
+            buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
+                                     oracle, seed, eps_milli, max_plies, mask2[t], ids2[t], pool[t], policy, others,
+                                     obs[t], off)
+
+
+@nb.njit(cache=True)
+def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2,
+                      pool, policy, others, obs, off, halving, vals, buf):
+    """search_one_nb (or, with ``halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads (work and
+    scratch rows 0..nt-1; ``mask``, ``ids`` and ``vals`` one row; ``buf`` at least max(budget, N_ACTIONS))."""
+    nl = legal_mask_nb(src, g, params, mask, ids)
+    if nl == 1:
+        return np.int64(ids[0])
+    if not halving:
+        n_det = max(1, budget // nl)
+        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, mask2, ids2,
+                        pool, policy, others, obs, off, buf)
+        best_a, best_v = np.int64(ids[0]), -1e30
+        for i in range(nl):
+            v = 0.0
+            for k in range(n_det):
+                v += buf[i * n_det + k]
+            if v > best_v:
+                best_a, best_v = np.int64(ids[i]), v
+        return best_a
+    rounds = 0
+    while (1 << rounds) < nl:
+        rounds += 1
+    per_round = budget // rounds
+    for i in range(nl):
+        vals[i] = 0.0
+    alive, done = nl, 0
+    while alive > 1:
+        upto = done + max(1, per_round // alive)
+        w = upto - done
+        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies, mask2,
+                        ids2, pool, policy, others, obs, off, buf)
+        for i in range(alive):
+            v = 0.0
+            for k in range(w):
+                v += buf[i * w + k]
+            vals[i] += v
+        done = upto
+        alive = better_half_nb(vals, ids, alive)
+    return np.int64(ids[0])

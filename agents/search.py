@@ -39,6 +39,10 @@ budget is split over ``ceil(log2(legal))`` rounds, each round tries the survivin
 ones for each) and keeps the better half, so the most rollouts go to telling the best actions apart. Its
 rollouts, and so its cost, are the same ``budget``.
 
+A lone decision (one game, as in the terminal game, the web app and the AEC adapter) spreads its rollouts over
+numba's threads; a batch of games spreads the games instead. Either way the choice is the same: each rollout's
+reward is summed in world order, whatever the thread count (omg's search keeps one thread per decision).
+
 ``patience`` (default 500 decisions; tables of heuristic agents average 115-203): in a game past that many
 decisions ``search`` stops searching and plays its ``rollout`` policy itself (the ``greedy`` or ``expert`` agent,
 seeded with the search's seed, with its ``break_cycles`` rule), as ``guided`` plays its network there. In

@@ -423,6 +423,8 @@ def test_search_select_option():
     assert agents.make("search", "core", 4).select == "uniform"
     with pytest.raises(ValueError, match="select must be one of uniform, halving"):
         agents.make("search", "core", 4, select="ucb")
+    with pytest.raises(ValueError, match="select must be one of uniform, got"):
+        agents.make("search", "omg", 4, select="halving")  # omg's kernel spreads its rollouts evenly
 
 
 @pytest.mark.parametrize("select", ["uniform", "halving"])

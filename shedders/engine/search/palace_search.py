@@ -288,12 +288,11 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
 def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, mask2, ids2,
                     pool, policy, others, obs, off, buf):
     """buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the rollouts
-    split over ``nt`` threads, thread t in work row t."""
+    split over ``nt`` threads (thread t takes every nt-th, in work row t)."""
     w = k1 - k0
     total = n_act * w
-    size = (total + nt - 1) // nt
     for t in nb.prange(nt):
-        for j in range(t * size, min(total, (t + 1) * size)):
+        for j in range(t, total, nt):  # strided: each thread gets some of every action's (unequal) rollouts
             buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
                                      oracle, seed, eps_milli, max_plies, mask2[t], ids2[t], pool[t], policy, others,
                                      obs[t], off)

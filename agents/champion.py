@@ -22,7 +22,9 @@ is dearest early in play, where the whole game is still ahead: ``search:budget=1
 the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
 the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
 cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
-ahead of ``guided``; a smaller budget keeps ``guided``. og: the same constant (``search:budget=1024`` took 21 to 30 ms
+ahead of ``guided``; a smaller budget keeps ``guided``. Its 20% random moves (``eps=0.2``) cost little early in
+play (25.0 ms against 22.6 at the median of the first 40 decisions after setup of seeds 3 to 6, one thread) but
+lengthen the late rollouts: over whole games its 90th percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
 at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
 took 26 to 36 ms there), and a smaller budget keeps ``ppo``. guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of

@@ -213,6 +213,18 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def halving_start_nb(nl, budget, vals):
+    """Sequential halving's rollouts per round for ``nl`` legal actions (the budget split over ceil(log2(nl))
+    rounds), with the first ``nl`` values zeroed."""
+    rounds = 0
+    while (1 << rounds) < nl:
+        rounds += 1
+    for i in range(nl):
+        vals[i] = 0.0
+    return budget // rounds
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def better_half_nb(vals, ids, alive):
     """Sort the first ``alive`` actions ``ids`` by ``vals``, best first (stable: the legal order on ties), and
     return how many survive a halving round: the better half, rounded up."""
@@ -236,12 +248,7 @@ def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, ma
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
-    rounds = 0
-    while (1 << rounds) < nl:
-        rounds += 1
-    per_round = budget // rounds
-    for i in range(nl):
-        vals[i] = 0.0
+    per_round = halving_start_nb(nl, budget, vals)
     alive, done = nl, 0
     while alive > 1:
         upto = done + max(1, per_round // alive)
@@ -318,12 +325,7 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
             if v > best_v:
                 best_a, best_v = np.int64(ids[i]), v
         return best_a
-    rounds = 0
-    while (1 << rounds) < nl:
-        rounds += 1
-    per_round = budget // rounds
-    for i in range(nl):
-        vals[i] = 0.0
+    per_round = halving_start_nb(nl, budget, vals)
     alive, done = nl, 0
     while alive > 1:
         upto = done + max(1, per_round // alive)

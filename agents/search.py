@@ -122,7 +122,8 @@ class SearchAgent(Agent):
         self.fallback = (self.fallbacks[rollout](ruleset, num_players, seed, **options)
                          if self.patience is not None else None)
         self._cap = 0
-        self._buf = np.zeros(0, np.float64)  # one decision's rollout rewards, when its rollouts share the threads
+        # one decision's rollout rewards, when its rollouts share the threads (at most the budget, or one a legal action)
+        self._buf = np.zeros(max(self.budget, K.N_ACTIONS), np.float64)
 
     def _scratch(self, b: int):
         if b > self._cap:
@@ -161,15 +162,13 @@ class SearchAgent(Agent):
         self._scratch(max(b, threads))
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
         out = self._out[:b]
-        if b == 1 and threads > 1 and self.threaded_decision:  # one decision: its rollouts over the threads (the same choice)
+        if b == 1 and threads > 1 and self.threaded_decision:  # one decision: its rollouts over the threads
             self._search_one_threaded(state, int(games[0]), seeds[0], threads, out)
         else:
             self._search(state, games, seeds, out)
         return out.copy()
 
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
-        if len(self._buf) < max(self.budget, K.N_ACTIONS):
-            self._buf = np.zeros(max(self.budget, K.N_ACTIONS), np.float64)
         out[0] = KS.search_one_par_nb(
             threads, state, g, self.params, self._work, self.budget, self.oracle, seed, self.eps_milli,
             self.max_plies, self._mask[0], self._ids[0], self._mask2, self._ids2, self._pool,

@@ -8,6 +8,7 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 | table | champion | chosen because (selection deals, paired difference of mean reward a seat) |
 |---|---|---|
 | core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end with 20% random moves, ``eps=0.2``), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then ``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 [+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and ``eps=0`` -0.208 [-0.295, -0.122] on the first 32) |
+| fatality at 4 players with ``time_budget`` of at least 25 ms | ``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms) | ``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): +0.078 [+0.007, +0.149] (128 deals, seed 316) |
 | core, fatality, south_african (and house on core's rules) at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
 | og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
 | og at 4 players, any smaller budget (the default 10 ms) | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
@@ -22,7 +23,10 @@ is dearest early in play, where the whole game is still ahead: ``search:budget=1
 the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
 the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
 cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
-ahead of ``guided``; a smaller budget keeps ``guided``. Its 20% random moves (``eps=0.2``) cost little early in
+ahead of ``guided``; a smaller budget keeps ``guided``. fatality's rollouts cost less than core's: with ``eps=0.2``,
+over the first 40 decisions after setup of seeds 3 to 6 (one thread, idle machine, the two rulesets measured one
+after the other), fatality's search took 24.7 ms at the median of the four games' medians where core's took 32.7
+(this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Its 20% random moves (``eps=0.2``) cost little early in
 play (25.0 ms against 22.6 at the median of the first 40 decisions after setup of seeds 3 to 6, one thread) but
 lengthen the late rollouts: over whole games its 90th percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
 at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
@@ -60,7 +64,7 @@ from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
 # a search champion's rollout cost, for its budget (see the module docstring); core's and og's: 1,024 rollouts in 25 ms
-SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024}
+SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024, "fatality": 0.025 / 1024}
 #: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
 MIN_SEARCH_ROLLOUTS = 1024
 SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
@@ -71,9 +75,9 @@ DEFAULT_TIME_BUDGET = 0.01
 #: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
 GUIDED_RULESETS = ("core", "fatality", "south_african")
 #: the palace rulesets whose champion is ``search`` once ``time_budget`` buys it ``MIN_SEARCH_ROLLOUTS`` rollouts
-SEARCH_RULESETS = ("core", "og")
+SEARCH_RULESETS = ("core", "og", "fatality")
 #: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
-SEARCH_EPS = {"core": 0.2}
+SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
 
 
 #: ``reference_workload``'s seconds on the machine the constants above describe (see the module docstring)

@@ -69,20 +69,20 @@ def test_the_time_budget_buys_the_guided_champion_its_worlds():
     assert agents.make("champion", ruleset="fatality", num_players=4, time_budget=1.0).inner.worlds == MAX_WORLDS
 
 
-@pytest.mark.parametrize("ruleset", ["core", "og"])
+@pytest.mark.parametrize("ruleset", ["core", "og", "fatality"])
 def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(ruleset):
-    """core's and og's search champion takes 1,024 rollouts or more (the size measured ahead of guided in core, of
-    ppo in og), and only a budget that pays for them at early play's rollout cost gets it; core's rolls out with 20%
-    random moves (chosen ahead of search's default 10%)."""
+    """core's, og's and fatality's search champion takes 1,024 rollouts or more (the size measured ahead of guided
+    in core and fatality, of ppo in og), and only a budget that pays for them at early play's rollout cost gets it;
+    core's and fatality's roll out with 20% random moves (chosen ahead of search's default 10%)."""
     below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.024).chosen
-    assert below.partition(":")[0] == CHOSEN[ruleset].partition(":")[0]  # guided (more worlds) in core, ppo in og
+    assert below.partition(":")[0] == CHOSEN[ruleset].partition(":")[0]  # guided (more worlds), or ppo in og
     if ruleset == "core":
         assert (agents.make("champion", ruleset="house", num_players=4, time_budget=0.025).chosen
                 == "search:budget=1024+eps=0.2")
     champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0, time_budget=0.025)
     rollouts = f"search:budget={int(0.025 / SECONDS_PER_ROLLOUT[ruleset])}"
-    assert champ.chosen == {"core": rollouts + "+eps=0.2", "og": rollouts}[ruleset]
-    assert champ.inner.budget == 1024 and champ.inner.eps_milli == {"core": 200, "og": 100}[ruleset]
+    assert champ.chosen == {"core": rollouts + "+eps=0.2", "og": rollouts, "fatality": rollouts + "+eps=0.2"}[ruleset]
+    assert champ.inner.budget == 1024 and champ.inner.eps_milli == {"core": 200, "og": 100, "fatality": 200}[ruleset]
     slow = slowdown()
     _, times = decisions(champ, ruleset, 4, after_setup=True)
     assert np.median(times[3:]) <= 1.5 * 0.025 * slow and np.percentile(times[3:], 90) <= 2 * 0.025 * slow

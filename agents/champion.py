@@ -63,7 +63,7 @@ from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
-# a search champion's rollout cost, for its budget (see the module docstring); core's and og's: 1,024 rollouts in 25 ms
+# a search champion's rollout cost, for its budget (see the module docstring); core's, og's and fatality's: 1,024 rollouts in 25 ms
 SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024, "fatality": 0.025 / 1024}
 #: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
 MIN_SEARCH_ROLLOUTS = 1024

@@ -26,9 +26,10 @@ cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25
 ahead of ``guided``; a smaller budget keeps ``guided``. fatality's rollouts cost less than core's: with ``eps=0.2``,
 over the first 40 decisions after setup of seeds 3 to 6 (one thread, idle machine, the two rulesets measured one
 after the other), fatality's search took 24.7 ms at the median of the four games' medians where core's took 32.7
-(this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Its 20% random moves (``eps=0.2``) cost little early in
-play (25.0 ms against 22.6 at the median of the first 40 decisions after setup of seeds 3 to 6, one thread) but
-lengthen the late rollouts: over whole games its 90th percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
+(this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Core's
+20% random moves (``eps=0.2``) cost little early in play (25.0 ms against 22.6 at the median of the first 40
+decisions after setup of seeds 3 to 6, one thread) but lengthen the late rollouts: over whole games its 90th
+percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
 at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
 took 26 to 36 ms there), and a smaller budget keeps ``ppo``. guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
@@ -63,7 +64,8 @@ from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
-# a search champion's rollout cost, for its budget (see the module docstring); core's, og's and fatality's: 1,024 rollouts in 25 ms
+# a search champion's rollout cost, for its budget (see the module docstring); core's, og's and fatality's: 1,024
+# rollouts in 25 ms
 SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024, "fatality": 0.025 / 1024}
 #: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
 MIN_SEARCH_ROLLOUTS = 1024

@@ -27,6 +27,7 @@ it loads core's; with toggles on it needs its own (``--ruleset house`` in traini
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -265,6 +266,20 @@ def floor_action(p: np.ndarray, mask: np.ndarray, action: int, floor: float) -> 
         p = p.copy()
         p[rows] = q
     return p
+
+
+def floor_log_probs(logp, idx, action: int, floor: float):
+    """:func:`floor_action` on packed log-probabilities (rows over :func:`legal_index`'s ids, as
+    :func:`legal_log_probs` gives them), in torch and differentiable: ``action``'s probability raised to at least
+    ``floor`` (0 < floor < 1) in the rows where it is legal, the other actions scaled down in proportion; other rows
+    unchanged. ``train_ppo --ready-floor`` trains the policy this makes of the network's."""
+    torch = _torch()
+    at = idx == action
+    p = (logp.exp() * at).sum(dim=1, keepdim=True)
+    low = at.any(dim=1, keepdim=True) & (p < floor)
+    p = torch.where(low, p, torch.zeros_like(p))  # log1p(-p) of an untouched row may be -inf: keep it out of the graph
+    rest = logp + (math.log1p(-floor) - torch.log1p(-p))
+    return torch.where(low, torch.where(at, torch.full_like(logp, math.log(floor)), rest), logp)
 
 
 def content_digest(obj) -> str:

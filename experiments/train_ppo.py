@@ -42,9 +42,21 @@ from tqdm import tqdm
 import agents as agents_pkg
 import shedders
 from agents.base import act_in
-from agents.ppo import Policy, legal_index, load_file, masked_logits, packed_legal, sample_packed, save_file
+from agents.ppo import (
+    Policy,
+    floor_log_probs,
+    legal_index,
+    load_file,
+    masked_logits,
+    packed_legal,
+    sample_packed,
+    save_file,
+)
 from experiments import tournament as T
 from shedders.commandline import build_parser, config_from
+from shedders.envs.actions import ACTION_IDS
+
+READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
 
 
 @dataclass
@@ -82,6 +94,12 @@ class Config:
     # the best policy unchanged and gives a dense signal where an untrained policy's games hardly end (omg: a
     # penalty's cards count at once). Open trajectories take the potential of the seat's cards when the rollout ends.
     shaping: float = 0.0
+    # the palace rulesets: the learner's policy says ``ready`` with probability at least ready_floor wherever it is
+    # legal in setup, the other actions scaled down in proportion (agents.ppo.floor_log_probs), in its rollouts and
+    # in the update alike, so what is trained is what played (0: off). Setup allows any number of swaps, and a run
+    # from scratch can learn to swap for ever: the truncation penalty lies ~1,000 decisions past the first swap
+    # (experiments/RESULTS.md, core's learning curves). ``ppo`` plays with a floor of 0.001.
+    ready_floor: float = 0.0
     self_play: float = 0.5  # share of games where the network holds every seat
     learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristics; one listed twice: drawn 2x
@@ -241,6 +259,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError("teacher_share must be in [0, 1] and bc_coef non-negative")
     if not cfg.shaping >= 0:
         raise ValueError(f"shaping must be a non-negative number (reward a card), got {cfg.shaping}")
+    if not 0.0 <= cfg.ready_floor < 1.0:
+        raise ValueError(f"ready_floor must be in [0, 1), got {cfg.ready_floor}")
+    if cfg.ready_floor > 0 and cfg.ruleset == "omg":
+        raise ValueError("ready_floor: omg has no setup and no ready action")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     run_dir = Path(cfg.out) / cfg.run_name()
@@ -344,6 +366,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                 with torch.inference_mode():
                     on = idx.to(device)
                     logp, value = model.legal(obs_t.to(device).float(), on, ok.to(device))
+                    if cfg.ready_floor > 0:
+                        logp = floor_log_probs(logp, on, READY, cfg.ready_floor)
                     a, logp = sample_packed(logp, on)
                 actions[mine] = a.cpu().numpy()
                 obs_buf[t, mine] = obs_t
@@ -540,6 +564,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             obs = b_obs[idx].to(device).float()
             legal = b_valid[idx].to(device)
             logp_all, value = model.legal(obs, b_idx[idx].to(device), legal)
+            if cfg.ready_floor > 0:
+                logp_all = floor_log_probs(logp_all, b_idx[idx].to(device), READY, cfg.ready_floor)
             logp = logp_all.gather(1, b_pos[idx].to(device)[:, None]).squeeze(1)
             ratio = (logp - b_logp[idx].to(device)).exp()
             adv = b_adv[idx].to(device)

@@ -481,6 +481,45 @@ def test_ready_floor_raises_ready_to_the_floor_and_keeps_the_rest_in_proportion(
     np.testing.assert_array_equal(q[1:], p[1:])  # already above the floor; not legal
 
 
+def test_the_packed_floor_is_the_agents_floor_and_keeps_its_gradients_finite():
+    """``floor_log_probs`` (training's ``--ready-floor``) gives what ``floor_action`` gives the playing agent, on
+    packed rows, and backpropagates without a NaN where ready already has all the mass."""
+    from agents.ppo import floor_action, floor_log_probs
+
+    rng = np.random.default_rng(2)
+    logits = torch.from_numpy(rng.normal(size=(500, 40)).astype(np.float32)) * 4
+    mask = torch.from_numpy(rng.random((500, 40)) < 0.2)
+    mask[:, 7] = torch.from_numpy(rng.random(500) < 0.7)  # action 7 legal in about 70% of the rows
+    mask[0] = False
+    mask[0, 7] = True  # a row where 7 is the only legal action (probability 1)
+    mask[1, 2] = True  # and every row has a legal action
+    mask[torch.arange(500), torch.from_numpy(rng.integers(0, 40, 500))] = True
+    logits.requires_grad_(True)
+    idx, valid = legal_index(mask)
+    packed = floor_log_probs(legal_log_probs(logits, idx, valid), idx, 7, 0.2)
+    full = torch.softmax(masked_logits(logits, mask), dim=1).detach().numpy()
+    want = floor_action(full, mask.numpy().astype(np.int8), 7, 0.2)
+    got = np.zeros_like(want)
+    v = valid.numpy()
+    got[np.nonzero(v)[0], idx.numpy()[v]] = packed.exp().detach().numpy()[v]  # padding points at id 0: left out
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    raised = mask[:, 7].numpy() & (full[:, 7] < 0.2)
+    assert raised.sum() > 50 and np.allclose(got[raised, 7], 0.2, atol=1e-6)
+    packed[valid].sum().backward()
+    assert torch.isfinite(logits.grad).all()
+
+
+def test_training_with_a_ready_floor_runs_and_bad_floors_are_refused(tmp_path, capsys):
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--ready-floor", "0.05")
+    assert out["counters"]["update"] == 2
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert all(np.isfinite(float(r[k])) for r in rows for k in ("loss", "pg_loss", "entropy", "approx_kl"))
+    for bad in (["--ruleset", "core", "--ready-floor", "1.0"], ["--ruleset", "omg", "--ready-floor", "0.05"]):
+        with pytest.raises(SystemExit):
+            P.main([*TINY, "--out", str(tmp_path), "--name", "bad", *bad])
+        assert "ready_floor" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+
+
 def test_the_ppo_agent_says_ready_at_least_at_its_floor_in_setup():
     from shedders.envs.palace_env import ACTION_IDS
 

@@ -277,7 +277,7 @@ def floor_log_probs(logp, idx, action: int, floor: float):
     at = idx == action
     p = (logp.exp() * at).sum(dim=1, keepdim=True)
     low = at.any(dim=1, keepdim=True) & (p < floor)
-    p = torch.where(low, p, torch.zeros_like(p))  # log1p(-p) of an untouched row may be -inf: keep it out of the graph
+    p = torch.where(low, p, torch.zeros_like(p))  # untouched rows: log1p(-p) may be -inf
     rest = logp + (math.log1p(-floor) - torch.log1p(-p))
     return torch.where(low, torch.where(at, torch.full_like(logp, math.log(floor)), rest), logp)
 

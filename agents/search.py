@@ -30,8 +30,11 @@ cards and the field (with greedy opponents in its rollouts it best-responds to t
 
 ``budget`` is the number of rollouts per decision (decisions with one legal action cost none); ``max_plies``
 caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
-south_african's Joker ping-pong between greedy players from eating the budget); ``eps`` is the rollouts' share
-of uniformly random moves.
+south_african's Joker ping-pong between greedy players from eating the budget); ``leaf`` says how such an unfinished
+rollout is valued: ``"none"`` (the default) by those rewards, ``"cards"`` as the ``most_cards`` cap rule ends a
+game (the players still in go out by the cards they hold in every zone, fewest first), which lets a short
+``max_plies`` stand for the rest of the game at a fraction of its cost; ``eps`` is the rollouts' share of uniformly
+random moves.
 
 ``select`` spreads the rollouts over the legal actions: ``"uniform"`` (the default, as above) tries each in
 ``budget // legal`` worlds; ``"halving"`` runs sequential halving (Karnin, Koren and Somekh, ICML 2013): the
@@ -83,6 +86,8 @@ class SearchAgent(Agent):
 
     #: how the rollouts are spread over the legal actions (``select=``): evenly, or by sequential halving
     selections = ("uniform", "halving")
+    #: how a rollout cut short by ``max_plies`` is valued
+    leaves = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS}
 
     #: whether a lone decision (batch 1) spreads its rollouts over numba's threads
     threaded_decision = True
@@ -92,11 +97,14 @@ class SearchAgent(Agent):
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
-                 patience: int | None = 500, select: str = "uniform", **options):
+                 patience: int | None = 500, select: str = "uniform", leaf: str = "none", **options):
         super().__init__(ruleset, num_players, seed, **options)
         if select not in self.selections:
             raise ValueError(f"select must be one of {', '.join(self.selections)}, got {select!r}")
         self.select = select
+        if leaf not in self.leaves:
+            raise ValueError(f"leaf must be one of {', '.join(self.leaves)}, got {leaf!r}")
+        self.leaf = leaf
         patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):
@@ -171,7 +179,7 @@ class SearchAgent(Agent):
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
         out[0] = KS.search_one_par_nb(
             threads, state, g, self.params, self._work, self.budget, self.oracle, seed, self.eps_milli,
-            self.max_plies, self._mask[0], self._ids[0], self._mask2, self._ids2, self._pool,
+            self.max_plies, self.leaves[self.leaf], self._mask[0], self._ids[0], self._mask2, self._ids2, self._pool,
             self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets,
             self.select == "halving", self._vals[0], self._buf,
         )
@@ -208,7 +216,7 @@ class SearchAgent(Agent):
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
         KS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
-            self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2, self._pool,
+            self.eps_milli, self.max_plies, self.leaves[self.leaf], self._mask, self._ids, self._mask2, self._ids2, self._pool,
             self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets, out,
             self.select == "halving", self._vals,
         )

@@ -381,7 +381,7 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
     vg = shedders.VectorGame("core", 1, n, seed=5)
     vg.reset()
     rng = np.random.default_rng(0)
-    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies,  # noqa: E731
+    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies, 0,  # noqa: E731
                     agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0], agent._offsets)
     by_legal = {}
     for _ in range(300):
@@ -389,26 +389,75 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
             break
         nl = int(vg.num_legal[0])
         if nl > 1:
-            p, work, w0, oracle, seed, eps, plies, mask2, ids2, pool, pol, oth, obs, off = args()
+            p, work, w0, oracle, seed, eps, plies, leaf, mask2, ids2, pool, pol, oth, obs, off = args()
             legal = [int(a) for a in np.flatnonzero(vg.action_mask[0])]
-            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, agent._mask[0],
+            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf, agent._mask[0],
                                     agent._ids[0], mask2, ids2, pool, pol, oth, obs, off, agent._vals[0])
             rounds = int(np.ceil(np.log2(nl)))
             alive, vals, done = legal, {a: 0.0 for a in legal}, 0
             while len(alive) > 1:
                 upto = done + max(1, budget // rounds // len(alive))
                 for a in alive:
-                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps, plies,
+                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps, plies, leaf,
                                                   mask2, ids2, pool, pol, oth, obs, off)
                 done = upto
                 alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]  # stable: legal order on ties
             assert got == alive[0]
             if nl == 2:
-                assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies,
+                assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf,
                                                agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth, obs, off)
             by_legal[min(nl, 3)] = by_legal.get(min(nl, 3), 0) + 1
         vg.step(vg.sample_legal())
     assert by_legal.get(2, 0) >= 3 and by_legal.get(3, 0) >= 3, by_legal  # both kinds of decision were checked
+
+
+@pytest.mark.parametrize("ruleset", ["core", "fatality"])
+def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_the_game(ruleset):
+    """``leaf="cards"``: a rollout cut after m decisions is worth to the viewer exactly what the same rollout earns in
+    a game whose ply cap falls m decisions ahead with ``cap_rule="most_cards"`` (the players still in go out by the
+    cards they hold). Checked from many states of real games, for every seat as the viewer; ``leaf="none"`` counts
+    only the rewards collected before the cut, which differs from the capped game's wherever the cut comes first."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    vg = shedders.VectorGame(ruleset, 1, 4, seed=3, autoreset=False)
+    vg.reset()
+    work = K.alloc_state(3, 4, vg.rules.num_cards)
+    mask, ids = np.zeros(K.N_ACTIONS, np.int8), np.zeros(K.N_ACTIONS, np.int16)
+    obs, off = np.zeros(K.observation_size(4), np.int8), agents.search.expert_offsets(4)
+    leaves = agents.make("search", ruleset, 4).leaves
+    checked = differs = 0
+    while vg.state.phase[0] != K.PH_OVER:
+        for m in (1, 5, 30):
+            capped = vg.params.copy()
+            capped[K.P_PLY_CAP] = vg.state.plies[0] + m
+            capped[K.P_CAP_RULE] = K.CAP_MOST_CARDS
+            for viewer in range(4):
+                KS.copy_game_nb(vg.state, 0, work, 0)
+                KS.copy_game_nb(vg.state, 0, work, 1)
+                KS.copy_game_nb(vg.state, 0, work, 2)
+                args = (mask, ids, 0, 0, obs, off)  # greedy for every seat, no random moves
+                want = KS.rollout_nb(work, 0, viewer, capped, 0, 10_000, leaves["none"], *args)
+                got = KS.rollout_nb(work, 1, viewer, vg.params, 0, m, leaves["cards"], *args)
+                cut = KS.rollout_nb(work, 2, viewer, vg.params, 0, m, leaves["none"], *args)
+                assert got == pytest.approx(want), (vg.state.plies[0], m, viewer)
+                checked += 1
+                differs += cut != pytest.approx(want)
+        vg.step(vg.sample_legal())
+    assert checked > 300 and differs > 50, (checked, differs)  # the leaf rule decided many cut rollouts
+
+
+def test_search_leaf_option():
+    vg = shedders.VectorGame("core", 8, 4, seed=1)
+    vg.reset()
+    agent = agents.make_spec("search:budget=16+max_plies=8+leaf=cards", "core", 4, seed=0)
+    for _ in range(20):
+        a = agent.act(vg.observation, vg.action_mask, state=vg.state)
+        assert vg.action_mask[np.arange(8), a].all()
+        vg.step(a)
+    assert agents.make("search", "core", 4).leaf == "none"
+    with pytest.raises(ValueError, match="leaf must be one of none, cards, got 'value'"):
+        agents.make("search", "core", 4, leaf="value")
 
 
 def test_search_select_option():
@@ -449,7 +498,7 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
                 agent._scratch(4)
                 buf = np.zeros(max(budget, K.N_ACTIONS))
                 p = vg.params, agent._work
-                rest = (agent.eps_milli, agent.max_plies)
+                rest = (agent.eps_milli, agent.max_plies, 0)
                 kernel = KS.halving_one_nb if halving else KS.search_one_nb
                 extra = (agent._vals[0],) if halving else ()
                 want = kernel(vg.state, 0, *p, 0, budget, False, 7 + step, *rest, agent._mask[0], agent._ids[0],

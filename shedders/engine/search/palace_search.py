@@ -9,7 +9,7 @@ import numpy as np
 from shedders.engine.palace.layout import N_DOWN, P_NPLAYERS, PH_OVER, PH_SETUP, R
 from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
-from shedders.engine.palace.play import apply_nb
+from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
 from shedders.engine.search.palace_policies import expert_choice_nb, greedy_choice_nb, POLICY_EXPERT, POLICY_RANDOM
 
@@ -148,13 +148,19 @@ def determinize_nb(s, d, viewer, params, pool):
     sort_and_shuffle_nb(s, d, pool, m)
     deal_back_nb(s, d, viewer, params, pool)
 
+#: how a rollout cut short by ``max_plies`` is valued (``rollout_nb``)
+LEAF_NONE = 0
+LEAF_CARDS = 1
+
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, others, obs, off):
+def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, mask, ids, policy, others, obs, off):
     """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
     else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
     each with a uniformly random legal action with probability eps_milli / 1000. Returns the reward ``viewer``
-    collects on the way."""
+    collects on the way. ``leaf`` (LEAF_NONE or LEAF_CARDS) values a rollout that stops short of the game's end:
+    LEAF_NONE by the rewards collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players
+    still in go out by the cards they hold, fewest first, each rewarded as going out is)."""
     total = 0.0
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
@@ -170,11 +176,16 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, mask, ids, policy, ot
             a = greedy_choice_nb(mask, params)
         apply_nb(s, d, a, params)
         total += s.rewards[d, viewer]
+    if leaf == LEAF_CARDS and s.phase[d] != PH_OVER:
+        for q in range(params[P_NPLAYERS]):
+            s.rewards[d, q] = 0.0
+        place_by_cards_nb(s, d, params)
+        total += s.rewards[d, viewer]
     return total
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, mask2, ids2, pool,
+def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2, pool,
                     policy, others, obs, off):
     """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: the same stream, so the
     same deal, for every action: search_one_nb's worlds)."""
@@ -186,13 +197,13 @@ def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli
         if not oracle:
             determinize_nb(work, w0, viewer, params, pool)
         apply_nb(work, w0, a, params)
-        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, mask2, ids2,
+        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, leaf, mask2, ids2,
                                                    policy, others, obs, off)
     return v
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
+def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2, pool,
                   policy, others, obs, off):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
     worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
@@ -205,7 +216,7 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         a = np.int64(ids[i])
-        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, mask2, ids2,
+        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
                             pool, policy, others, obs, off)
         if v > best_v:
             best_a, best_v = a, v
@@ -239,7 +250,7 @@ def better_half_nb(vals, ids, alive):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2, pool,
+def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2, pool,
                    policy, others, obs, off, vals):
     """Sequential halving (Karnin, Koren and Somekh, ICML 2013) over the same worlds as search_one_nb: the budget
     is split evenly over ceil(log2(legal)) rounds; each round tries every surviving action in more worlds (the same
@@ -254,26 +265,26 @@ def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, ma
         upto = done + max(1, per_round // alive)
         for i in range(alive):
             vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, oracle, seed,
-                                       eps_milli, max_plies, mask2, ids2, pool, policy, others, obs, off)
+                                       eps_milli, max_plies, leaf, mask2, ids2, pool, policy, others, obs, off)
         done = upto
         alive = better_half_nb(vals, ids, alive)
     return np.int64(ids[0])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
+def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, mask, ids, mask2,
                     ids2, pool, policy, others, obs, off, out, halving, vals):
     for j in range(lo, hi):
         if halving:
-            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
+            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies, leaf,
                                     mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off, vals[j])
         else:
-            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies,
+            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies, leaf,
                                    mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, mask, ids, mask2,
+def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, mask, ids, mask2,
                     ids2, pool, policy, others, obs, off, out, halving, vals):
     """Search the decisions of games[j] (one work row each), in chunks over the threads; ``halving`` chooses
     sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
@@ -282,7 +293,7 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
-                        max_plies, mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals)
+                        max_plies, leaf, mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -292,7 +303,7 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
 # above, whatever the thread count.
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, parallel=True)
-def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, mask2, ids2,
+def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
                     pool, policy, others, obs, off, buf):
     """buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the rollouts
     split over ``nt`` threads (thread t takes every nt-th, in work row t)."""
@@ -301,12 +312,12 @@ def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed,
     for t in nb.prange(nt):
         for j in range(t, total, nt):  # strided: each thread gets some of every action's (unequal) rollouts
             buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
-                                     oracle, seed, eps_milli, max_plies, mask2[t], ids2[t], pool[t], policy, others,
+                                     oracle, seed, eps_milli, max_plies, leaf, mask2[t], ids2[t], pool[t], policy, others,
                                      obs[t], off)
 
 
 @nb.njit(cache=True)
-def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2, ids2,
+def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2,
                       pool, policy, others, obs, off, halving, vals, buf):
     """search_one_nb (or, with ``halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads (work and
     scratch rows 0..nt-1; ``mask``, ``ids`` and ``vals`` one row; ``buf`` at least max(budget, N_ACTIONS))."""
@@ -315,7 +326,7 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
         return np.int64(ids[0])
     if not halving:
         n_det = max(1, budget // nl)
-        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, mask2, ids2,
+        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
                         pool, policy, others, obs, off, buf)
         best_a, best_v = np.int64(ids[0]), -1e30
         for i in range(nl):
@@ -330,7 +341,7 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
     while alive > 1:
         upto = done + max(1, per_round // alive)
         w = upto - done
-        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies, mask2,
+        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2,
                         ids2, pool, policy, others, obs, off, buf)
         for i in range(alive):
             v = 0.0

@@ -127,6 +127,16 @@ class VectorGame:
         self._actions = np.zeros(b, np.int64)
         self._sampled = np.zeros(b, np.int64)
 
+    def _run(self, serial, parallel, *args):
+        """Call an engine entry point on every game: ``parallel(threads, state, *args)`` splits the batch over
+        numba's threads; a batch of one chunk (one game, or one thread) calls ``serial(state, 0, num_envs, *args)``
+        instead, the same kernel without a parallel region, which would wake numba's worker threads for nothing
+        (and libgomp's workers then spin for a while, taking a core from torch or another process)."""
+        threads = numba.get_num_threads()
+        if min(threads, self.num_envs) <= 1:
+            return serial(self.state, 0, self.num_envs, *args)
+        return parallel(threads, self.state, *args)
+
     def _deal_seeds(self, seeds) -> np.ndarray:
         if seeds is None:
             return self._seeds
@@ -184,10 +194,9 @@ class VectorGame:
         ``seeds`` (uint64, one per game) deals game g from ``seeds[g]`` instead, as ``env.reset(seed=s)`` deals
         from ``game_seeds(s, 1)[0]``: the same seed in several rows gives the same deal (duplicate tournaments)."""
         deal = self._deal_seeds(seeds)
-        K.batch_reset_nb(
-            numba.get_num_threads(),
-            self.state, deal, self.params, self.observation, self.action_mask, self.current_player,
-            self.num_legal, self.legal_ids,
+        self._run(
+            K.reset_range_nb, K.batch_reset_nb, deal, self.params, self.observation, self.action_mask,
+            self.current_player, self.num_legal, self.legal_ids,
         )
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -198,7 +207,7 @@ class VectorGame:
 
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action per game, from each game's own stream (the array is reused)."""
-        K.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
+        self._run(K.sample_range_nb, K.batch_sample_nb, self.legal_ids, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
@@ -212,11 +221,10 @@ class VectorGame:
         Returns (observation, action_mask, rewards, terminated, truncated), the arrays updated in place.
         """
         a = self._checked_actions(actions, check, K.first_illegal_nb)
-        K.batch_step_nb(
-            numba.get_num_threads(),
-            self.state, a, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
-            self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing, self.final_plies, self.autoreset,
-            self.write_observations,
+        self._run(
+            K.step_range_nb, K.batch_step_nb, a, self.params, self.observation, self.action_mask, self.current_player,
+            self.num_legal, self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
+            self.final_plies, self.autoreset, self.write_observations,
         )
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
@@ -232,14 +240,13 @@ class VectorGame:
     def refresh_legal(self) -> None:
         """Write ``action_mask``, ``legal_ids`` and ``num_legal`` again from the games' states, as a step ends
         with (they are already current after every call of this class; ``benchmarks.engine_profile`` times it)."""
-        K.batch_legal_nb(numba.get_num_threads(), self.state, self.params, self.action_mask, self.num_legal,
-                         self.legal_ids)
+        self._run(K.legal_range_nb, K.batch_legal_nb, self.params, self.action_mask, self.num_legal, self.legal_ids)
 
     def observe(self, seats) -> np.ndarray:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
         seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
-        K.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, out)
+        self._run(K.observe_range_nb, K.batch_observe_nb, seats, self.params, out)
         return out
 
     def state_dict(self, g: int) -> dict:
@@ -281,7 +288,7 @@ class OmgVectorGame(VectorGame):
 
     def reset(self, seeds=None):
         deal = self._deal_seeds(seeds)
-        O.batch_reset_nb(numba.get_num_threads(), self.state, deal, self.params, self._counts, self._cards,
+        self._run(O.reset_range_nb, O.batch_reset_nb, deal, self.params, self._counts, self._cards,
                                self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                                self.legal_ids)
         self.rewards[:] = 0
@@ -292,12 +299,12 @@ class OmgVectorGame(VectorGame):
         return self.observation, self.action_mask
 
     def sample_legal(self) -> np.ndarray:
-        O.batch_sample_nb(numba.get_num_threads(), self.state, self.legal_ids, self.num_legal, self._sampled)
+        self._run(O.sample_range_nb, O.batch_sample_nb, self.legal_ids, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
         a = self._checked_actions(actions, check, O.first_illegal_nb)
-        O.batch_step_nb(numba.get_num_threads(), self.state, a, self.params, self._counts, self._cards,
+        self._run(O.step_range_nb, O.batch_step_nb, a, self.params, self._counts, self._cards,
                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
                               self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
                               self.final_plies, self.autoreset, self.write_observations)
@@ -309,13 +316,13 @@ class OmgVectorGame(VectorGame):
                                       self.legal_ids)
 
     def refresh_legal(self) -> None:
-        O.batch_legal_nb(numba.get_num_threads(), self.state, self.params, self._cards, self._lay,
-                         self.action_mask, self.num_legal, self.legal_ids)
+        self._run(O.legal_range_nb, O.batch_legal_nb, self.params, self._cards, self._lay, self.action_mask,
+                  self.num_legal, self.legal_ids)
 
     def observe(self, seats) -> np.ndarray:
         seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
-        O.batch_observe_nb(numba.get_num_threads(), self.state, seats, self.params, self._cards, out)
+        self._run(O.observe_range_nb, O.batch_observe_nb, seats, self.params, self._cards, out)
         return out
 
     def state_dict(self, g: int) -> dict:

@@ -89,10 +89,13 @@ def test_auto_reset_deals_a_new_game_in_setup():
     pytest.fail("no game ended")
 
 
-def test_results_do_not_depend_on_the_number_of_threads():
+@pytest.mark.parametrize("ruleset", ["south_african", "omg"])
+def test_results_do_not_depend_on_the_number_of_threads(ruleset):
+    """One thread runs the serial kernels (VectorGame calls them directly for a batch of one chunk), more threads
+    the parallel entry points: the same games either way."""
     def run(threads):
         numba.set_num_threads(threads)
-        vg = shedders.VectorGame("south_african", num_envs=128, num_players=4, seed=9)
+        vg = shedders.VectorGame(ruleset, num_envs=128, num_players=4, seed=9)
         vg.reset()
         lengths = []
         for _ in range(800):
@@ -106,6 +109,32 @@ def test_results_do_not_depend_on_the_number_of_threads():
     finally:
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     assert np.array_equal(one[0], many[0]) and one[1] == many[1]
+
+
+@pytest.mark.parametrize("ruleset", ["core", "omg"])
+def test_a_batch_of_one_game_plays_what_that_row_of_a_batch_plays(ruleset):
+    """A batch of one game runs the serial kernels, a batch of 8 on several threads the parallel ones; row 0 of
+    both is the same game, step for step (observations, masks, rewards, the finished game's placing), including
+    observe() and refresh_legal()."""
+    one = shedders.VectorGame(ruleset, num_envs=1, num_players=4, seed=12, ply_cap=400)
+    eight = shedders.VectorGame(ruleset, num_envs=8, num_players=4, seed=12, ply_cap=400)
+    for vg in (one, eight):
+        vg.reset()
+    ended = 0
+    for _ in range(1000):
+        a = eight.sample_legal().copy()
+        assert one.sample_legal()[0] == a[0]
+        one.step(a[:1])
+        eight.step(a)
+        for name in ("observation", "action_mask", "rewards", "final_placing", "num_legal", "current_player"):
+            assert np.array_equal(getattr(one, name)[0], getattr(eight, name)[0]), name
+        ended += int(one.final_plies[0] > 0)
+    seats = np.array([1])
+    assert np.array_equal(one.observe(seats)[0], eight.observe(np.array([1] * 8))[0])
+    one.action_mask[:] = 0
+    one.refresh_legal()
+    assert np.array_equal(one.action_mask[0], eight.action_mask[0])
+    assert ended >= 2  # through finished games (ended or capped) and the next deals
 
 
 def test_sample_legal_only_picks_legal_actions_and_step_checks_the_mask():

@@ -141,12 +141,22 @@ def sample_range_nb(s, lo, hi, ids, nlegal, out):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def legal_range_nb(s, lo, hi, params, mask, nlegal, ids):
+    """Games lo..hi-1's masks, legal ids and their number written again from their states."""
+    for g in range(lo, hi):
+        nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def observe_range_nb(s, lo, hi, seats, params, obs):
     """Observation of game g from seat seats[g] (any seat, not only the actor)."""
     for g in range(lo, hi):
         observe_nb(s, g, seats[g], params, obs[g])
 
 
+# A batch of one chunk (one game, or one thread) calls the serial ``*_range_nb`` kernels directly (``VectorGame``):
+# a parallel region wakes numba's worker threads even for one chunk, and libgomp's workers then spin for a while
+# after it, taking a core from whatever runs next (torch, another process).
 # The parallel entry points split the batch into ``nchunks`` chunks (one per thread: numba.get_num_threads() read
 # in Python, since reading it inside a kernel keeps numba from caching it) and call a serial kernel per chunk. The
 # serial kernels run without numba's reference counting (_nrt=False): passing the 32-array state to a helper
@@ -179,8 +189,7 @@ def batch_legal_nb(nchunks, s, params, mask, nlegal, ids):
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        for g in range(c * size, min(b, (c + 1) * size)):
-            nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
+        legal_range_nb(s, c * size, min(b, (c + 1) * size), params, mask, nlegal, ids)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -47,6 +47,7 @@ from agents.base import Agent, check_batch
 from agents.ppo import (
     _torch,
     default_checkpoint,
+    few_rows_threads,
     floor_action,
     legal_index,
     load_file,
@@ -257,7 +258,7 @@ class GuidedSearchAgent(Agent):
         """(actions, per decision: candidate ids, their values, their prior log-probabilities). Decisions with one
         legal action are answered without search (their candidates are that action, value nan)."""
         torch = _torch()
-        with torch.inference_mode():
+        with torch.inference_mode(), few_rows_threads(len(games) * self.worlds * self.top_k):
             legal = torch.from_numpy(np.ascontiguousarray(mask)).bool()
             idx, valid = legal_index(legal)
             logp, _ = self.policy.legal(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float(),

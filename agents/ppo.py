@@ -26,6 +26,7 @@ it loads core's; with toggles on it needs its own (``--ruleset house`` in traini
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -47,6 +48,28 @@ def _torch():
     except ImportError:  # pragma: no cover - torch is in the install extras
         raise ImportError("the ppo agent needs torch: pip install 'shedders[agents]' (torch==2.13.0)") from None
     return torch
+
+
+#: network calls on fewer rows than this run on one torch thread (``few_rows_threads``)
+FEW_ROWS = 1024
+
+
+@contextlib.contextmanager
+def few_rows_threads(rows: int):
+    """Run the block on one torch thread when it evaluates fewer than ``FEW_ROWS`` rows (a search's leaves at batch
+    1 are 64), and on torch's threads as set otherwise. Two torch threads buy nothing on so few rows, and their
+    OpenMP barrier busy-waits: with both cores busy with other work, a decision of the guided champion took 0.83 s
+    on two torch threads and 19 to 27 ms on one (``experiments/RESULTS.md``, sixth session)."""
+    torch = _torch()
+    threads = torch.get_num_threads()
+    if rows >= FEW_ROWS or threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def masked_logits(logits, mask):

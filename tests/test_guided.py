@@ -90,6 +90,36 @@ def test_guided_search_refuses_bad_input():
         g.act(vg.observation, vg.action_mask)
 
 
+def test_a_small_batch_runs_the_network_on_one_torch_thread_and_restores_the_count():
+    """``few_rows_threads``: a network call on fewer than FEW_ROWS rows (a guided decision at batch 1 has 64
+    leaves) runs on one torch thread, a larger one on torch's threads as set, and the count is restored after,
+    also when the block raises; the guided search's own network calls at batch 1 see one thread."""
+    from agents.ppo import FEW_ROWS, few_rows_threads
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with few_rows_threads(64):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with few_rows_threads(FEW_ROWS):
+            assert torch.get_num_threads() == 2
+        with pytest.raises(KeyError), few_rows_threads(1):
+            raise KeyError("inside")
+        assert torch.get_num_threads() == 2
+        g = agents.make("guided", "core", 4, seed=0)
+        seen = []
+        legal = g.policy.legal
+        g.policy.legal = lambda *a, **k: (seen.append(torch.get_num_threads()), legal(*a, **k))[1]
+        vg = shedders.VectorGame("core", 1, 4, seed=2)
+        vg.reset()
+        for _ in range(30):
+            vg.step(act_in(g, vg, np.arange(1)))
+        assert seen and set(seen) == {1} and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def exit_args(tmp_path, name, rounds):
     return ["--ruleset", "core", "--rounds", str(rounds), "--games", "6", "--worlds", "2", "--depth", "2",
             "--batch", "256", "--critic-warmup", "1", "--out", str(tmp_path), "--name", name, "--quiet", "--seed", "3"]

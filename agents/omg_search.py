@@ -51,6 +51,7 @@ class OmgSearchAgent(SearchAgent):
 
     fallbacks = {"expert": OmgExpertAgent}
     selections = ("uniform",)  # omg's kernel spreads its rollouts evenly
+    leaves = {"none": 0}  # and scores a cut rollout by hand sizes, its only leaf
     threaded_decision = False  # and searches one decision on one thread
     state_type = O.OmgState
     _over_phase = O.PH_OVER

@@ -57,6 +57,9 @@ the skill-versus-luck measurements is unchanged). Games that end before ``patien
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numba
 import numpy as np
 
@@ -67,6 +70,27 @@ from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_policies as KP
 from shedders.engine.search import palace_search as KS
 from shedders.envs.palace_env import observation_slices
+
+
+#: where the fitted weights of ``leaf="value"`` lie: ``leaf-<ruleset>-<n>p.json`` (``python -m experiments.fit_leaf``)
+LEAF_WEIGHTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+def leaf_weights(ruleset: str, num_players: int, **options) -> np.ndarray:
+    """The committed leaf weights (``leaf="value"``) for this game: those fitted on the same ruleset and player
+    count, or on rules whose engine parameters are the same (``house`` without toggles plays core's)."""
+    from agents.ppo import same_game
+
+    for path in sorted(LEAF_WEIGHTS.glob(f"leaf-*-{num_players}p.json")):
+        fitted = json.loads(path.read_text())
+        if fitted["num_players"] == num_players and same_game(fitted["ruleset"], ruleset, num_players, **options):
+            w = np.asarray(fitted["weights"], np.float64)
+            if w.shape != (KS.LEAF_FEATURES,):
+                raise ValueError(f"{path.name} holds {w.size} weights, the leaf has {KS.LEAF_FEATURES} features")
+            return w
+    have = ", ".join(p.stem[len("leaf-"):] for p in sorted(LEAF_WEIGHTS.glob("leaf-*.json"))) or "none"
+    raise ValueError(f"leaf='value' has no fitted weights for {ruleset} at {num_players} players (fitted: {have}); "
+                     f"python -m experiments.fit_leaf --ruleset {ruleset} --players {num_players} fits them")
 
 
 def expert_offsets(num_players: int) -> np.ndarray:
@@ -87,7 +111,7 @@ class SearchAgent(Agent):
     #: how the rollouts are spread over the legal actions (``select=``): evenly, or by sequential halving
     selections = ("uniform", "halving")
     #: how a rollout cut short by ``max_plies`` is valued
-    leaves = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS}
+    leaves = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS, "value": KS.LEAF_VALUE}
 
     #: whether a lone decision (batch 1) spreads its rollouts over numba's threads
     threaded_decision = True
@@ -105,6 +129,8 @@ class SearchAgent(Agent):
         if leaf not in self.leaves:
             raise ValueError(f"leaf must be one of {', '.join(self.leaves)}, got {leaf!r}")
         self.leaf = leaf
+        self._leaf_w = (leaf_weights(ruleset, num_players, **options) if leaf == "value"
+                        else np.zeros(KS.LEAF_FEATURES))
         patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):
@@ -179,9 +205,9 @@ class SearchAgent(Agent):
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
         out[0] = KS.search_one_par_nb(
             threads, state, g, self.params, self._work, self.budget, self.oracle, seed, self.eps_milli,
-            self.max_plies, self.leaves[self.leaf], self._mask[0], self._ids[0], self._mask2, self._ids2, self._pool,
-            self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets,
-            self.select == "halving", self._vals[0], self._buf,
+            self.max_plies, self.leaves[self.leaf], self._leaf_w, self._mask[0], self._ids[0], self._mask2,
+            self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs,
+            self._offsets, self.select == "halving", self._vals[0], self._buf,
         )
 
     state_type = K.PalaceState
@@ -216,9 +242,9 @@ class SearchAgent(Agent):
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
         KS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
-            self.eps_milli, self.max_plies, self.leaves[self.leaf], self._mask, self._ids, self._mask2, self._ids2, self._pool,
-            self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs, self._offsets, out,
-            self.select == "halving", self._vals,
+            self.eps_milli, self.max_plies, self.leaves[self.leaf], self._leaf_w, self._mask, self._ids,
+            self._mask2, self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents],
+            self._obs, self._offsets, out, self.select == "halving", self._vals,
         )
 
 

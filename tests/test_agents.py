@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -382,30 +384,33 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
     vg.reset()
     rng = np.random.default_rng(0)
     args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies, 0,  # noqa: E731
-                    agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0], agent._offsets)
+                    agent._leaf_w, agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0],
+                    agent._offsets)
     by_legal = {}
     for _ in range(300):
         if vg.state.phase[0] == K.PH_OVER:
             break
         nl = int(vg.num_legal[0])
         if nl > 1:
-            p, work, w0, oracle, seed, eps, plies, leaf, mask2, ids2, pool, pol, oth, obs, off = args()
+            p, work, w0, oracle, seed, eps, plies, leaf, leaf_w, mask2, ids2, pool, pol, oth, obs, off = args()
             legal = [int(a) for a in np.flatnonzero(vg.action_mask[0])]
-            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf, agent._mask[0],
-                                    agent._ids[0], mask2, ids2, pool, pol, oth, obs, off, agent._vals[0])
+            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf, leaf_w,
+                                    agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth, obs, off,
+                                    agent._vals[0])
             rounds = int(np.ceil(np.log2(nl)))
             alive, vals, done = legal, {a: 0.0 for a in legal}, 0
             while len(alive) > 1:
                 upto = done + max(1, budget // rounds // len(alive))
                 for a in alive:
-                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps, plies, leaf,
-                                                  mask2, ids2, pool, pol, oth, obs, off)
+                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps,
+                                                  plies, leaf, leaf_w, mask2, ids2, pool, pol, oth, obs, off)
                 done = upto
                 alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]  # stable: legal order on ties
             assert got == alive[0]
             if nl == 2:
                 assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf,
-                                               agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth, obs, off)
+                                               leaf_w, agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth,
+                                               obs, off)
             by_legal[min(nl, 3)] = by_legal.get(min(nl, 3), 0) + 1
         vg.step(vg.sample_legal())
     assert by_legal.get(2, 0) >= 3 and by_legal.get(3, 0) >= 3, by_legal  # both kinds of decision were checked
@@ -426,6 +431,7 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
     mask, ids = np.zeros(K.N_ACTIONS, np.int8), np.zeros(K.N_ACTIONS, np.int16)
     obs, off = np.zeros(K.observation_size(4), np.int8), agents.search.expert_offsets(4)
     leaves = agents.make("search", ruleset, 4).leaves
+    w = np.zeros(KS.LEAF_FEATURES)  # no leaf value here
     checked = differs = 0
     while vg.state.phase[0] != K.PH_OVER:
         for m in (1, 5, 30):
@@ -436,7 +442,7 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
                 KS.copy_game_nb(vg.state, 0, work, 0)
                 KS.copy_game_nb(vg.state, 0, work, 1)
                 KS.copy_game_nb(vg.state, 0, work, 2)
-                args = (mask, ids, 0, 0, obs, off)  # greedy for every seat, no random moves
+                args = (w, mask, ids, 0, 0, obs, off)  # greedy for every seat, no random moves
                 want = KS.rollout_nb(work, 0, viewer, capped, 0, 10_000, leaves["none"], *args)
                 got = KS.rollout_nb(work, 1, viewer, vg.params, 0, m, leaves["cards"], *args)
                 cut = KS.rollout_nb(work, 2, viewer, vg.params, 0, m, leaves["none"], *args)
@@ -456,8 +462,59 @@ def test_search_leaf_option():
         assert vg.action_mask[np.arange(8), a].all()
         vg.step(a)
     assert agents.make("search", "core", 4).leaf == "none"
-    with pytest.raises(ValueError, match="leaf must be one of none, cards, got 'value'"):
-        agents.make("search", "core", 4, leaf="value")
+    with pytest.raises(ValueError, match="leaf must be one of none, cards, value, got 'critic'"):
+        agents.make("search", "core", 4, leaf="critic")
+    with pytest.raises(ValueError, match="leaf must be one of none, got 'value'"):
+        agents.make("search", "omg", 4, leaf="value")  # omg's kernel scores a cut rollout by hand sizes
+
+
+def test_search_leaf_value_uses_the_fitted_weights_of_its_game_and_refuses_a_game_without_them():
+    from agents.search import LEAF_WEIGHTS
+
+    fitted = json.loads((LEAF_WEIGHTS / "leaf-core-4p.json").read_text())
+    assert fitted["command"].startswith("python -m experiments.fit_leaf")
+    assert fitted["test_nll"] < fitted["soft_cards_nll"] < fitted["uniform_nll"]  # it learned more than a count
+    for ruleset, options in (("core", {}), ("house", {})):  # house without toggles plays core's rules
+        agent = agents.make("search", ruleset, 4, leaf="value", **options)
+        assert np.array_equal(agent._leaf_w, fitted["weights"])
+    jokers = {"rules": {"jokers": True}}
+    for ruleset, n, options in (("og", 4, {}), ("fatality", 4, {}), ("core", 3, {}), ("house", 4, jokers)):
+        with pytest.raises(ValueError, match="leaf='value' has no fitted weights for"):
+            agents.make("search", ruleset, n, leaf="value", **options)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), plies=st.integers(0, 250))
+def test_search_leaf_value_is_the_fitted_models_expected_reward(seed, plies):
+    """The kernel's leaf (leaf_score_nb, which writes no features out) scores a seat as the fitter's features
+    (leaf_features_nb) dotted with the weights; its value is 1/(N-1) for going out minus 1 for losing, weighted by
+    the softmax over the seats still in, so the values of all seats sum to what is left to share ((k-1)/(N-1) - 1
+    with k seats in) and a seat already out gets nothing more."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    rng = np.random.default_rng(seed)
+    vg = shedders.VectorGame("core", 1, 4, seed=seed, autoreset=False)
+    vg.reset()
+    for _ in range(plies):
+        if vg.state.phase[0] == K.PH_OVER:
+            break
+        vg.step(vg.sample_legal())
+    assume(vg.state.phase[0] != K.PH_OVER)
+    w = rng.normal(0, 0.3, KS.LEAF_FEATURES)
+    f = np.zeros(KS.LEAF_FEATURES)
+    scores = []
+    for q in range(4):
+        KS.leaf_features_nb(vg.state, 0, q, f)
+        scores.append(float(f @ w))
+        assert KS.leaf_score_nb(vg.state, 0, q, w) == pytest.approx(scores[-1])
+    alive = vg.state.finished[0] == 0
+    e = np.where(alive, np.exp(np.array(scores) - max(scores)), 0.0)
+    p_last = e / e.sum()
+    values = [KS.leaf_value_nb(vg.state, 0, q, vg.params, w) for q in range(4)]
+    for q in range(4):
+        assert values[q] == pytest.approx((1 - p_last[q]) / 3 - p_last[q] if alive[q] else 0.0)
+    assert sum(values) == pytest.approx((alive.sum() - 1) / 3 - 1)
 
 
 def test_search_select_option():
@@ -498,7 +555,7 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
                 agent._scratch(4)
                 buf = np.zeros(max(budget, K.N_ACTIONS))
                 p = vg.params, agent._work
-                rest = (agent.eps_milli, agent.max_plies, 0)
+                rest = (agent.eps_milli, agent.max_plies, 0, agent._leaf_w)
                 kernel = KS.halving_one_nb if halving else KS.search_one_nb
                 extra = (agent._vals[0],) if halving else ()
                 want = kernel(vg.state, 0, *p, 0, budget, False, 7 + step, *rest, agent._mask[0], agent._ids[0],

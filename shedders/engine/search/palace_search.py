@@ -151,16 +151,85 @@ def determinize_nb(s, d, viewer, params, pool):
 #: how a rollout cut short by ``max_plies`` is valued (``rollout_nb``)
 LEAF_NONE = 0
 LEAF_CARDS = 1
+LEAF_VALUE = 2
+
+#: ``leaf_features_nb``'s features of one seat: its hand and face-up cards by rank, its face-down cards, whether it
+#: acts now or next, its hand once the draw pile is empty, and the pile it faces when it acts now
+LEAF_FEATURES = 2 * R + 5
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, mask, ids, policy, others, obs, off):
+def leaf_features_nb(s, d, q, out):
+    """Seat q's ``LEAF_FEATURES`` features in row d, into ``out`` (float64)."""
+    n = s.finished.shape[1]
+    actor = np.int64(s.actor[d])
+    hand = 0
+    for r in range(R):
+        out[r] = s.hand[d, q, r]
+        out[R + r] = s.face_up[d, q, r]
+        hand += s.hand[d, q, r]
+    down = 0
+    for i in range(N_DOWN):
+        if s.face_down[d, q, i] >= 0:
+            down += 1
+    out[2 * R] = down
+    out[2 * R + 1] = 1.0 if q == actor else 0.0
+    out[2 * R + 2] = 1.0 if q == (actor + 1) % n else 0.0
+    out[2 * R + 3] = hand if s.deck_len[d] == 0 else 0.0
+    out[2 * R + 4] = s.pile_len[d] if q == actor else 0.0
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def leaf_score_nb(s, d, q, leaf_w):
+    """leaf_w . leaf_features(q), without writing the features out (the kernels allocate nothing)."""
+    n = s.finished.shape[1]
+    actor = np.int64(s.actor[d])
+    v = 0.0
+    hand = 0
+    for r in range(R):
+        v += leaf_w[r] * s.hand[d, q, r] + leaf_w[R + r] * s.face_up[d, q, r]
+        hand += s.hand[d, q, r]
+    for i in range(N_DOWN):
+        if s.face_down[d, q, i] >= 0:
+            v += leaf_w[2 * R]
+    if q == actor:
+        v += leaf_w[2 * R + 1] + leaf_w[2 * R + 4] * s.pile_len[d]
+    if q == (actor + 1) % n:
+        v += leaf_w[2 * R + 2]
+    if s.deck_len[d] == 0:
+        v += leaf_w[2 * R + 3] * hand
+    return v
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def leaf_value_nb(s, d, viewer, params, leaf_w):
+    """``viewer``'s expected reward from here on in a core-family game (the loser gets -1, every other player
+    1/(N-1) on going out), under a model of who loses: seat q of those still in with probability proportional to
+    exp(leaf_w . leaf_features(q)), the weights fitted to where rollouts end (``experiments/fit_leaf.py``)."""
+    n = params[P_NPLAYERS]
+    if s.finished[d, viewer] != 0:
+        return 0.0
+    top = -1e300
+    for q in range(n):
+        if s.finished[d, q] == 0:
+            top = max(top, leaf_score_nb(s, d, q, leaf_w))
+    total = 0.0
+    for q in range(n):
+        if s.finished[d, q] == 0:
+            total += np.exp(leaf_score_nb(s, d, q, leaf_w) - top)
+    p_last = np.exp(leaf_score_nb(s, d, viewer, leaf_w) - top) / total
+    return (1.0 - p_last) / (n - 1) - p_last
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, ids, policy, others, obs, off):
     """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
     else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
     each with a uniformly random legal action with probability eps_milli / 1000. Returns the reward ``viewer``
-    collects on the way. ``leaf`` (LEAF_NONE or LEAF_CARDS) values a rollout that stops short of the game's end:
-    LEAF_NONE by the rewards collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players
-    still in go out by the cards they hold, fewest first, each rewarded as going out is)."""
+    collects on the way. ``leaf`` values a rollout that stops short of the game's end: LEAF_NONE by the rewards
+    collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players still in go out by the
+    cards they hold, fewest first, each rewarded as going out is), LEAF_VALUE by ``leaf_value_nb`` with the
+    weights ``leaf_w`` (core-family rewards)."""
     total = 0.0
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
@@ -181,12 +250,14 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, mask, ids, poli
             s.rewards[d, q] = 0.0
         place_by_cards_nb(s, d, params)
         total += s.rewards[d, viewer]
+    elif leaf == LEAF_VALUE and s.phase[d] != PH_OVER:
+        total += leaf_value_nb(s, d, viewer, params, leaf_w)
     return total
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2, pool,
-                    policy, others, obs, off):
+def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask2,
+                    ids2, pool, policy, others, obs, off):
     """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: the same stream, so the
     same deal, for every action: search_one_nb's worlds)."""
     viewer = np.int64(src.actor[g])
@@ -197,14 +268,14 @@ def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli
         if not oracle:
             determinize_nb(work, w0, viewer, params, pool)
         apply_nb(work, w0, a, params)
-        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, leaf, mask2, ids2,
-                                                   policy, others, obs, off)
+        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, leaf, leaf_w,
+                                                   mask2, ids2, policy, others, obs, off)
     return v
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2, pool,
-                  policy, others, obs, off):
+def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask, ids,
+                  mask2, ids2, pool, policy, others, obs, off):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
     worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
     reward.
@@ -216,8 +287,8 @@ def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         a = np.int64(ids[i])
-        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
-                            pool, policy, others, obs, off)
+        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, leaf,
+                            leaf_w, mask2, ids2, pool, policy, others, obs, off)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
@@ -250,8 +321,8 @@ def better_half_nb(vals, ids, alive):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2, pool,
-                   policy, others, obs, off, vals):
+def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask, ids,
+                   mask2, ids2, pool, policy, others, obs, off, vals):
     """Sequential halving (Karnin, Koren and Somekh, ICML 2013) over the same worlds as search_one_nb: the budget
     is split evenly over ceil(log2(legal)) rounds; each round tries every surviving action in more worlds (the same
     new worlds for all of them) and keeps the better half by mean reward so far (ties: the earlier legal action).
@@ -265,35 +336,39 @@ def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, ma
         upto = done + max(1, per_round // alive)
         for i in range(alive):
             vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, oracle, seed,
-                                       eps_milli, max_plies, leaf, mask2, ids2, pool, policy, others, obs, off)
+                                       eps_milli, max_plies, leaf, leaf_w, mask2, ids2, pool, policy, others,
+                                       obs, off)
         done = upto
         alive = better_half_nb(vals, ids, alive)
     return np.int64(ids[0])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, mask, ids, mask2,
-                    ids2, pool, policy, others, obs, off, out, halving, vals):
+def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, leaf_w,
+                    mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals):
     for j in range(lo, hi):
         if halving:
-            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies, leaf,
-                                    mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off, vals[j])
+            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli,
+                                    max_plies, leaf, leaf_w, mask[j], ids[j], mask2[j], ids2[j], pool[j], policy,
+                                    others, obs[j], off, vals[j])
         else:
-            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli, max_plies, leaf,
-                                   mask[j], ids[j], mask2[j], ids2[j], pool[j], policy, others, obs[j], off)
+            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli,
+                                   max_plies, leaf, leaf_w, mask[j], ids[j], mask2[j], ids2[j], pool[j], policy,
+                                   others, obs[j], off)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, mask, ids, mask2,
-                    ids2, pool, policy, others, obs, off, out, halving, vals):
+def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, leaf_w,
+                    mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals):
     """Search the decisions of games[j] (one work row each), in chunks over the threads; ``halving`` chooses
     sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds, eps_milli,
-                        max_plies, leaf, mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals)
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds,
+                        eps_milli, max_plies, leaf, leaf_w, mask, ids, mask2, ids2, pool, policy, others, obs,
+                        off, out, halving, vals)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -303,8 +378,8 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
 # above, whatever the thread count.
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, parallel=True)
-def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
-                    pool, policy, others, obs, off, buf):
+def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, leaf,
+                    leaf_w, mask2, ids2, pool, policy, others, obs, off, buf):
     """buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the rollouts
     split over ``nt`` threads (thread t takes every nt-th, in work row t)."""
     w = k1 - k0
@@ -312,13 +387,13 @@ def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed,
     for t in nb.prange(nt):
         for j in range(t, total, nt):  # strided: each thread gets some of every action's (unequal) rollouts
             buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
-                                     oracle, seed, eps_milli, max_plies, leaf, mask2[t], ids2[t], pool[t], policy, others,
-                                     obs[t], off)
+                                     oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask2[t], ids2[t],
+                                     pool[t], policy, others, obs[t], off)
 
 
 @nb.njit(cache=True)
-def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, leaf, mask, ids, mask2, ids2,
-                      pool, policy, others, obs, off, halving, vals, buf):
+def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask,
+                      ids, mask2, ids2, pool, policy, others, obs, off, halving, vals, buf):
     """search_one_nb (or, with ``halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads (work and
     scratch rows 0..nt-1; ``mask``, ``ids`` and ``vals`` one row; ``buf`` at least max(budget, N_ACTIONS))."""
     nl = legal_mask_nb(src, g, params, mask, ids)
@@ -326,8 +401,8 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
         return np.int64(ids[0])
     if not halving:
         n_det = max(1, budget // nl)
-        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2, ids2,
-                        pool, policy, others, obs, off, buf)
+        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, leaf,
+                        leaf_w, mask2, ids2, pool, policy, others, obs, off, buf)
         best_a, best_v = np.int64(ids[0]), -1e30
         for i in range(nl):
             v = 0.0
@@ -341,8 +416,8 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
     while alive > 1:
         upto = done + max(1, per_round // alive)
         w = upto - done
-        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies, leaf, mask2,
-                        ids2, pool, policy, others, obs, off, buf)
+        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies,
+                        leaf, leaf_w, mask2, ids2, pool, policy, others, obs, off, buf)
         for i in range(alive):
             v = 0.0
             for k in range(w):

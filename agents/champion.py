@@ -9,7 +9,8 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 |---|---|---|
 | core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end with 20% random moves, ``eps=0.2``), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then ``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 [+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and ``eps=0`` -0.208 [-0.295, -0.122] on the first 32) |
 | fatality at 4 players with ``time_budget`` of at least 25 ms | ``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms) | ``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): +0.078 [+0.007, +0.149] (128 deals, seed 316) |
-| core, fatality, south_african (and house on core's rules) at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
+| core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions and valued by the fitted leaf (``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, 2,014 at 10 ms) | ``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, +0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 deals), at a little more cost |
+| core below 5 ms; fatality, south_african at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
 | og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
 | og at 4 players, any smaller budget (the default 10 ms) | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
 | omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
@@ -23,15 +24,20 @@ is dearest early in play, where the whole game is still ahead: ``search:budget=1
 the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
 the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
 cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
-ahead of ``guided``; a smaller budget keeps ``guided``. fatality's rollouts cost less than core's: with ``eps=0.2``,
-over the first 40 decisions after setup of seeds 3 to 6 (one thread, idle machine, the two rulesets measured one
+ahead of ``guided``; a smaller budget keeps ``guided`` (core: the cut search, below). fatality's rollouts cost
+less than core's: with ``eps=0.2``, over the first 40 decisions after setup of seeds 3 to 6 (one thread, idle machine, the two rulesets measured one
 after the other), fatality's search took 24.7 ms at the median of the four games' medians where core's took 32.7
 (this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Core's
 20% random moves (``eps=0.2``) cost little early in play (25.0 ms against 22.6 at the median of the first 40
 decisions after setup of seeds 3 to 6, one thread) but lengthen the late rollouts: over whole games its 90th
 percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
 at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
-took 26 to 36 ms there), and a smaller budget keeps ``ppo``. guided:
+took 26 to 36 ms there), and a smaller budget keeps ``ppo``. core's cut search (``LEAF_SEARCH``): over the first
+40 decisions after setup of core deals 3 to 6 (one thread, idle machine, the searches timed one after another on
+the same states), 1,024 rollouts cut after 12 decisions took 6.94 ms at the median where the full
+``search:budget=1024+eps=0.2`` took 34.15 (this machine had become slower again), so on the constants' scale (the
+full search's 1,024 in 25 ms) a cut rollout costs 25 ms x 6.94 / 34.15 / 1,024 = 4.96 microseconds and 5 ms buys
+1,007 (``SECONDS_PER_LEAF_ROLLOUT``). Its leaf weights exist for core only (``experiments/fit_leaf.py``). guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
 core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
 moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
@@ -80,6 +86,14 @@ GUIDED_RULESETS = ("core", "fatality", "south_african")
 SEARCH_RULESETS = ("core", "og", "fatality")
 #: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
 SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
+#: the palace rulesets whose champion below the full search's budget is ``search`` with rollouts cut at
+#: ``max_plies`` and valued by the fitted leaf (``leaf=value``; its weights exist for core only)
+LEAF_RULESETS = ("core",)
+LEAF_SEARCH = {"eps": 0.2, "max_plies": 12, "leaf": "value"}
+#: a cut rollout's cost: 1,024 took 6.94 ms where the full search's 1,024 took 34.15 (see the module docstring)
+SECONDS_PER_LEAF_ROLLOUT = 0.005 / 1007
+#: the fewest rollouts the cut search takes: the size measured ahead of ``search:budget=256`` (5 ms)
+MIN_LEAF_ROLLOUTS = 1007
 
 
 #: ``reference_workload``'s seconds on the machine the constants above describe (see the module docstring)
@@ -125,6 +139,11 @@ def search_budget(ruleset: str, time_budget: float) -> int:
     return max(16, int(time_budget / SECONDS_PER_ROLLOUT[ruleset]))
 
 
+def leaf_budget(time_budget: float) -> int:
+    """The cut rollouts (``LEAF_SEARCH``) a leaf-search champion spends per decision within ``time_budget``."""
+    return int(round(time_budget / SECONDS_PER_LEAF_ROLLOUT, 6))
+
+
 def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
     """Whether a committed ppo checkpoint plays exactly this game (``agents.ppo`` is imported on first use, as
     ``agents.make("ppo")`` does, so that ``python -m agents.ppo export`` runs that module once)."""
@@ -150,6 +169,9 @@ class ChampionAgent(Agent):
         searched = self._like(SEARCH_RULESETS, ruleset, **options) if num_players == 4 else None
         if searched and search_budget(searched, time_budget) < MIN_SEARCH_ROLLOUTS:
             searched = None  # too little time for the search measured ahead of guided
+        cut = self._like(LEAF_RULESETS, ruleset, **options) if num_players == 4 and not searched else None
+        if cut and leaf_budget(time_budget) < MIN_LEAF_ROLLOUTS:
+            cut = None  # too little time for the cut search measured ahead of search:256
         if ruleset == "omg":
             self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
                                         **options)
@@ -159,6 +181,11 @@ class ChampionAgent(Agent):
             self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=search_budget(searched, time_budget),
                                      **({} if eps is None else {"eps": eps}), **options)
             self.chosen = f"search:budget={self.inner.budget}" + ("" if eps is None else f"+eps={eps}")
+        elif cut:
+            self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=leaf_budget(time_budget),
+                                     **LEAF_SEARCH, **options)
+            self.chosen = f"search:budget={self.inner.budget}" + "".join(
+                f"+{k}={v}" for k, v in LEAF_SEARCH.items())
         elif has_checkpoint(ruleset, num_players, **options) and self._like(GUIDED_RULESETS, ruleset, **options):
             from agents.guided import GuidedSearchAgent
 

@@ -14,7 +14,8 @@ fits ``w`` to where the search's own rollouts end:
    its loser is the target. (Rollouts that hit ``--max-plies`` are dropped.)
 3. **Fit.** Multinomial logistic regression of the loser on the seats' features (torch, L-BFGS, a small L2
    penalty), then the negative log-likelihood on ``--test-samples`` fresh states (another seed), next to the
-   uniform guess and the best soft count of cards, ``exp(beta * cards)`` with beta chosen on the test states.
+   uniform guess and the best soft count of cards (every zone), ``exp(beta * cards)`` with beta chosen on the test
+   states.
 
 The weights are written to ``agents/checkpoints/leaf-<ruleset>-<n>p.json`` (``--out``) with the command, the
 counts and the fit's numbers; a rerun writes a new file atomically and never leaves half of one.
@@ -115,7 +116,7 @@ def fit(train, test, l2: float) -> dict:
 
     def nll(data, w, soft=None):
         x, alive, loser = (torch.from_numpy(a) for a in data)
-        score = (x.double() * w).sum(-1) if soft is None else soft * (x[..., :-5].sum(-1)).double()
+        score = (x.double() * w).sum(-1) if soft is None else soft * (x[..., :-4].sum(-1)).double()
         return torch.nn.functional.cross_entropy(score.masked_fill(~alive, -1e9), loser).item()
 
     x, alive, loser = (torch.from_numpy(a) for a in train)

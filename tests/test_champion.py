@@ -9,12 +9,14 @@ import pytest
 import agents
 import shedders
 from agents.base import act_in
-from agents.champion import MAX_WORLDS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, machine_slowdown, search_budget
+from agents.champion import (MAX_WORLDS, MIN_LEAF_ROLLOUTS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, leaf_budget,
+                             machine_slowdown, search_budget)
 from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
-CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": "guided:worlds=16", "south_african": "guided:worlds=16",
-          "house": "guided:worlds=16"}
+LEAF = f"search:budget={leaf_budget(0.01)}+eps=0.2+max_plies=12+leaf=value"  # core's at the default 10 ms
+CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": LEAF, "south_african": "guided:worlds=16",
+          "house": LEAF}
 
 
 def slowdown() -> float:
@@ -74,8 +76,9 @@ def test_the_time_budget_buys_the_guided_champion_its_worlds():
 @pytest.mark.parametrize("ruleset", ["core", "og", "fatality"])
 def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(ruleset):
     """core's, og's and fatality's search champion takes 1,024 rollouts or more (the size measured ahead of guided
-    in core and fatality, of ppo in og), and only a budget that pays for them at early play's rollout cost gets it;
-    core's and fatality's roll out with 20% random moves (chosen ahead of search's default 10%)."""
+    in core and fatality, of ppo in og), and only a budget that pays for them at early play's rollout cost gets it
+    (below it core's is the cut search); core's and fatality's roll out with 20% random moves (chosen ahead of
+    search's default 10%)."""
     below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.024).chosen
     assert below.partition(":")[0] == CHOSEN[ruleset].partition(":")[0]  # guided (more worlds), or ppo in og
     if ruleset == "core":
@@ -89,6 +92,24 @@ def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(
     slow = slowdown()
     _, times = decisions(champ, ruleset, 4, after_setup=True)
     assert np.median(times[3:]) <= 1.5 * 0.025 * slow and np.percentile(times[3:], 90) <= 2 * 0.025 * slow
+
+
+def test_a_budget_of_5_ms_buys_core_the_cut_search_with_the_fitted_leaf_within_that_budget():
+    """From 5 ms (and below the full search's 25 ms) core's champion is ``search`` with rollouts cut after 12
+    decisions and valued by the fitted leaf (``leaf=value``), as many as the budget buys at a cut rollout's cost;
+    below 5 ms it stays guided, and the rulesets without fitted leaf weights keep their champions."""
+    assert leaf_budget(0.005) == MIN_LEAF_ROLLOUTS == 1007
+    assert agents.make("champion", ruleset="core", num_players=4, time_budget=0.0049).chosen.startswith("guided:")
+    for ruleset in ("fatality", "south_african"):
+        assert agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.005).chosen.startswith("guided:")
+    assert agents.make("champion", ruleset="house", num_players=4, rules={"jokers": True}).chosen == "expert"
+    champ = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.005)
+    assert champ.chosen == "search:budget=1007+eps=0.2+max_plies=12+leaf=value"
+    assert (champ.inner.budget, champ.inner.max_plies, champ.inner.leaf, champ.inner.eps_milli) == (1007, 12, "value",
+                                                                                                   200)
+    slow = slowdown()
+    _, times = decisions(champ, "core", 4, after_setup=True)
+    assert np.median(times[3:]) <= 1.5 * 0.005 * slow and np.percentile(times[3:], 90) <= 2 * 0.005 * slow
 
 
 def test_the_champion_is_reproducible_from_its_seed():
@@ -122,7 +143,7 @@ def test_shedders_play_takes_the_champion_as_opponent():
                 read=lambda prompt: next(moves), write=out.append) == 1
     assert "seats: player_0=you, player_1=champion, player_2=champion" in out
     assert any(line.startswith(("player_1 (champion) ", "player_2 (champion) ")) for line in out)
-    out.clear()  # at 4 players the champion is the guided search, which the terminal game gives the engine state
+    out.clear()  # at 4 players the champion is a search, which the terminal game gives the engine state
     moves = iter(["ready"] + ["1"] * 30 + ["q"])
     assert main(["--ruleset", "core", "--players", "4", "--opponents", "champion", "--seed", "1"],
                 read=lambda prompt: next(moves), write=out.append) == 1

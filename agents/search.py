@@ -32,8 +32,10 @@ cards and the field (with greedy opponents in its rollouts it best-responds to t
 caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
 south_african's Joker ping-pong between greedy players from eating the budget); ``leaf`` says how such an unfinished
 rollout is valued: ``"none"`` (the default) by those rewards, ``"cards"`` as the ``most_cards`` cap rule ends a
-game (the players still in go out by the cards they hold in every zone, fewest first), which lets a short
-``max_plies`` stand for the rest of the game at a fraction of its cost; ``eps`` is the rollouts' share of uniformly
+game (the players still in go out by the cards they hold in every zone, fewest first), ``"value"`` by a fitted
+model of who loses (core-family rewards; the weights of ``agents/checkpoints/leaf-<ruleset>-<n>p.json``, fitted by
+``python -m experiments.fit_leaf``), which lets a short ``max_plies`` stand for the rest of the game at a fraction
+of its cost (core's champion from 5 ms: ``max_plies=12+leaf=value``); ``eps`` is the rollouts' share of uniformly
 random moves.
 
 ``select`` spreads the rollouts over the legal actions: ``"uniform"`` (the default, as above) tries each in

@@ -64,7 +64,7 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     """(features (n, players, F), still in (n, players), loser (n,)) from states of rollout-policy games."""
     import agents
     import shedders
-    from shedders.engine import palace as K
+    from shedders.engine.palace import layout as K
     from shedders.engine.search import palace_search as KS
     from tqdm import tqdm
 

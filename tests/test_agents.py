@@ -453,14 +453,19 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
     assert checked > 300 and differs > 50, (checked, differs)  # the leaf rule decided many cut rollouts
 
 
-def test_search_leaf_option():
+def plays_20_legal_steps(spec):
+    """``spec``'s agent plays 20 steps of 8 core games, choosing only legal actions."""
     vg = shedders.VectorGame("core", 8, 4, seed=1)
     vg.reset()
-    agent = agents.make_spec("search:budget=16+max_plies=8+leaf=cards", "core", 4, seed=0)
+    agent = agents.make_spec(spec, "core", 4, seed=0)
     for _ in range(20):
         a = agent.act(vg.observation, vg.action_mask, state=vg.state)
         assert vg.action_mask[np.arange(8), a].all()
         vg.step(a)
+
+
+def test_search_leaf_option():
+    plays_20_legal_steps("search:budget=16+max_plies=8+leaf=cards")
     assert agents.make("search", "core", 4).leaf == "none"
     with pytest.raises(ValueError, match="leaf must be one of none, cards, value, got 'critic'"):
         agents.make("search", "core", 4, leaf="critic")
@@ -518,14 +523,8 @@ def test_search_leaf_value_is_the_fitted_models_expected_reward(seed, plies):
 
 
 def test_search_select_option():
-    vg = shedders.VectorGame("core", 8, 4, seed=1)
-    vg.reset()
     for spec in ("search:budget=16+select=halving", "oracle:budget=16+select=halving"):
-        agent = agents.make_spec(spec, "core", 4, seed=0)
-        for _ in range(20):
-            a = agent.act(vg.observation, vg.action_mask, state=vg.state)
-            assert vg.action_mask[np.arange(8), a].all()
-            vg.step(a)
+        plays_20_legal_steps(spec)
     assert agents.make("search", "core", 4).select == "uniform"
     with pytest.raises(ValueError, match="select must be one of uniform, halving"):
         agents.make("search", "core", 4, select="ucb")

@@ -33,10 +33,11 @@ caps each rollout (default 400 decisions; an unfinished rollout scores the rewar
 south_african's Joker ping-pong between greedy players from eating the budget); ``leaf`` says how such an unfinished
 rollout is valued: ``"none"`` (the default) by those rewards, ``"cards"`` as the ``most_cards`` cap rule ends a
 game (the players still in go out by the cards they hold in every zone, fewest first), ``"value"`` by a fitted
-model of who loses (core-family rewards; the weights of ``agents/checkpoints/leaf-<ruleset>-<n>p.json``, fitted by
-``python -m experiments.fit_leaf``), which lets a short ``max_plies`` stand for the rest of the game at a fraction
-of its cost (core's champion from 5 ms: ``max_plies=12+leaf=value``); ``eps`` is the rollouts' share of uniformly
-random moves.
+model of who loses (core-family rewards) or of the whole finishing order (fatality's rewards for every place; a
+Plackett-Luce model, the seat to go out next drawn by weight, the value exact over the orders left), whichever
+``agents/checkpoints/leaf-<ruleset>-<n>p.json`` holds (fitted by ``python -m experiments.fit_leaf``), which
+lets a short ``max_plies`` stand for the rest of the game at a fraction of its cost (core's champion from 5 ms:
+``max_plies=12+leaf=value``); ``eps`` is the rollouts' share of uniformly random moves.
 
 ``select`` spreads the rollouts over the legal actions: ``"uniform"`` (the default, as above) tries each in
 ``budget // legal`` worlds; ``"halving"`` runs sequential halving (Karnin, Koren and Somekh, ICML 2013): the
@@ -78,9 +79,15 @@ from shedders.envs.palace_env import observation_slices
 LEAF_WEIGHTS = Path(__file__).resolve().parent / "checkpoints"
 
 
-def leaf_weights(ruleset: str, num_players: int, **options) -> np.ndarray:
-    """The committed leaf weights (``leaf="value"``) for this game: those fitted on the same ruleset and player
-    count, or on rules whose engine parameters are the same (``house`` without toggles plays core's)."""
+#: the models a leaf weights file may hold (its ``"model"``, ``"loser"`` when absent), and their kernel leaf codes:
+#: who loses (core-family rewards) or the whole finishing order (any family's, fatality's every place)
+LEAF_MODELS = {"loser": KS.LEAF_VALUE, "order": KS.LEAF_ORDER}
+
+
+def leaf_model(ruleset: str, num_players: int, **options) -> tuple[np.ndarray, str]:
+    """The committed leaf weights (``leaf="value"``) for this game and the model they fit (``LEAF_MODELS``): those
+    fitted on the same ruleset and player count, or on rules whose engine parameters are the same (``house``
+    without toggles plays core's)."""
     from agents.ppo import same_game
 
     for path in sorted(LEAF_WEIGHTS.glob(f"leaf-*-{num_players}p.json")):
@@ -89,10 +96,18 @@ def leaf_weights(ruleset: str, num_players: int, **options) -> np.ndarray:
             w = np.asarray(fitted["weights"], np.float64)
             if w.shape != (KS.LEAF_FEATURES,):
                 raise ValueError(f"{path.name} holds {w.size} weights, the leaf has {KS.LEAF_FEATURES} features")
-            return w
+            model = fitted.get("model", "loser")
+            if model not in LEAF_MODELS:
+                raise ValueError(f"{path.name} holds a {model!r} model; the leaf knows {', '.join(LEAF_MODELS)}")
+            return w, model
     have = ", ".join(p.stem[len("leaf-"):] for p in sorted(LEAF_WEIGHTS.glob("leaf-*.json"))) or "none"
     raise ValueError(f"leaf='value' has no fitted weights for {ruleset} at {num_players} players (fitted: {have}); "
                      f"python -m experiments.fit_leaf --ruleset {ruleset} --players {num_players} fits them")
+
+
+def leaf_weights(ruleset: str, num_players: int, **options) -> np.ndarray:
+    """The committed leaf weights of ``leaf_model``."""
+    return leaf_model(ruleset, num_players, **options)[0]
 
 
 def expert_offsets(num_players: int) -> np.ndarray:
@@ -131,8 +146,11 @@ class SearchAgent(Agent):
         if leaf not in self.leaves:
             raise ValueError(f"leaf must be one of {', '.join(self.leaves)}, got {leaf!r}")
         self.leaf = leaf
-        self._leaf_w = (leaf_weights(ruleset, num_players, **options) if leaf == "value"
-                        else np.zeros(KS.LEAF_FEATURES))
+        self._leaf_code = self.leaves[leaf]
+        self._leaf_w = np.zeros(KS.LEAF_FEATURES)
+        if leaf == "value":  # the weights file says which model they fit, so which kernel values the leaf
+            self._leaf_w, model = leaf_model(ruleset, num_players, **options)
+            self._leaf_code = LEAF_MODELS[model]
         patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):
@@ -207,7 +225,7 @@ class SearchAgent(Agent):
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
         out[0] = KS.search_one_par_nb(
             threads, state, g, self.params, self._work, self.budget, self.oracle, seed, self.eps_milli,
-            self.max_plies, self.leaves[self.leaf], self._leaf_w, self._mask[0], self._ids[0], self._mask2,
+            self.max_plies, self._leaf_code, self._leaf_w, self._mask[0], self._ids[0], self._mask2,
             self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs,
             self._offsets, self.select == "halving", self._vals[0], self._buf,
         )
@@ -244,7 +262,7 @@ class SearchAgent(Agent):
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
         KS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
-            self.eps_milli, self.max_plies, self.leaves[self.leaf], self._leaf_w, self._mask, self._ids,
+            self.eps_milli, self.max_plies, self._leaf_code, self._leaf_w, self._mask, self._ids,
             self._mask2, self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents],
             self._obs, self._offsets, out, self.select == "halving", self._vals,
         )

@@ -1,24 +1,34 @@
-"""Fit the leaf value of ``search:leaf=value``: who loses a core-family game, from the cards each seat holds.
+"""Fit the leaf value of ``search:leaf=value``: how a palace-family game ends, from the cards each seat holds.
 
     python -m experiments.fit_leaf --ruleset core --players 4
+    python -m experiments.fit_leaf --ruleset fatality --players 4          # --model order
 
-``search`` with ``max_plies`` cuts its rollouts short; ``leaf=value`` then values the cut rollout by a model of who
-will be the Shithead: among the seats still in, seat q with probability proportional to ``exp(w . f(q))``, where
-``f`` is ``shedders.engine.search.palace_search.leaf_features_nb`` (hand and face-up cards by rank, face-down
-cards, whether the seat acts now or next, its hand once the draw pile is empty, the pile it faces). This script
-fits ``w`` to where the search's own rollouts end:
+``search`` with ``max_plies`` cuts its rollouts short; ``leaf=value`` then values the cut rollout by a model fitted
+here, on ``f(q) = shedders.engine.search.palace_search.leaf_features_nb`` (seat q's hand and face-up cards by rank,
+its face-down cards, whether it acts now or next, its hand once the draw pile is empty, the pile it faces):
+
+- ``--model loser`` (core, south_african, house): who will be the Shithead. Among the seats still in, seat q with
+  probability proportional to ``exp(w . f(q))``; the viewer's value is the core family's expected reward.
+- ``--model order`` (any palace ruleset; fatality's default, whose rewards depend on every place, and og's): the
+  whole finishing order, a Plackett-Luce model. The next seat out is seat q of those still in with probability
+  proportional to ``exp(w . f(q))``, then the next among those left; the viewer's value is its ruleset's expected
+  place reward, summed exactly over the orders (``order_value_nb``).
+
+This script fits ``w`` to where the search's own rollouts end:
 
 1. **States.** ``--samples`` states of games played by the rollout policy (``greedy`` with ``--eps`` random moves,
    every seat), each deal from the seed, sampled at up to 6 random decisions between 4 and 300 (setup excluded).
 2. **Targets.** From each state one more rollout of the same policy, in the state's own stream, plays to the end;
-   its loser is the target. (Rollouts that hit ``--max-plies`` are dropped.)
-3. **Fit.** Multinomial logistic regression of the loser on the seats' features (torch, L-BFGS, a small L2
-   penalty), then the negative log-likelihood on ``--test-samples`` fresh states (another seed), next to the
-   uniform guess and the best soft count of cards (every zone), ``exp(beta * cards)`` with beta chosen on the test
+   the order in which the seats still in went out is the target (its loser, for ``loser``; og's game ends at its
+   first out, so only that is known there). Rollouts that hit ``--max-plies`` are dropped.
+3. **Fit.** Maximum likelihood (multinomial logistic regression of the loser, or the Plackett-Luce likelihood of
+   the order; torch, L-BFGS, a small L2 penalty), then the negative log-likelihood on ``--test-samples`` fresh
+   states (another seed), next to the uniform guess and the best soft count of cards (every zone),
+   ``exp(beta * cards)`` for the loser and ``exp(-beta * cards)`` for the next out, with beta chosen on the test
    states.
 
-The weights are written to ``agents/checkpoints/leaf-<ruleset>-<n>p.json`` (``--out``) with the command, the
-counts and the fit's numbers; a rerun writes a new file atomically and never leaves half of one.
+The weights are written to ``agents/checkpoints/leaf-<ruleset>-<n>p.json`` (``--out``) with the model, the
+command, the counts and the fit's numbers; a rerun writes a new file atomically and never leaves half of one.
 """
 
 from __future__ import annotations
@@ -33,14 +43,20 @@ from pathlib import Path
 import numba
 import numpy as np
 
-#: the rulesets whose rewards the leaf value models (the loser gets -1, everyone else 1/(N-1))
+#: the rulesets whose rewards the ``loser`` model prices (the loser gets -1, everyone else 1/(N-1))
 FAMILY = ("core", "south_african", "house")
+#: the rulesets the ``order`` model fits (every palace ruleset: its value uses each ruleset's place rewards)
+ORDER_RULESETS = ("core", "south_african", "house", "fatality", "og")
+#: the model a ruleset gets without ``--model``
+DEFAULT_MODEL = {"fatality": "order", "og": "order"}
 
 
 def parse(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--ruleset", default="core", choices=FAMILY)
+    ap.add_argument("--ruleset", default="core", choices=ORDER_RULESETS)
+    ap.add_argument("--model", default=None, choices=("loser", "order"),
+                    help="who loses, or the whole finishing order (default: order for fatality and og, else loser)")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--samples", type=int, default=200_000, help="training states")
     ap.add_argument("--test-samples", type=int, default=50_000, help="held-out states (seed + 1)")
@@ -57,11 +73,17 @@ def parse(argv=None) -> argparse.Namespace:
         ap.error(f"--eps must be in [0, 1], got {a.eps}")
     if not 2 <= a.players <= 8:
         ap.error(f"--players must be in 2..8, got {a.players}")
+    a.model = a.model or DEFAULT_MODEL.get(a.ruleset, "loser")
+    if a.model == "loser" and a.ruleset not in FAMILY:
+        ap.error(f"--model loser prices the core family's rewards (the loser's -1); {a.ruleset}'s depend on other "
+                 f"places: use --model order")
     return a
 
 
 def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies: int, progress: bool):
-    """(features (n, players, F), still in (n, players), loser (n,)) from states of rollout-policy games."""
+    """(features (n, players, F), still in (n, players), order (n, players)) from states of rollout-policy games:
+    ``order[i]`` lists the seats still in at state i in the order they went out in its target rollout, -1 past the
+    known ones (og's game ends at the first out; elsewhere the seat left last closes the list, the loser)."""
     import agents
     import shedders
     from shedders.engine.palace import layout as K
@@ -76,7 +98,7 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     rng = np.random.default_rng(seed)
     x = np.zeros((n, players, KS.LEAF_FEATURES), np.float32)
     alive = np.zeros((n, players), bool)
-    loser = np.zeros(n, np.int64)
+    order = np.full((n, players), -1, np.int64)
     f = np.zeros(KS.LEAF_FEATURES)
     i = 0
     bar = tqdm(total=n, disable=not progress, desc=f"states (seed {seed})", unit="state")
@@ -101,33 +123,58 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
                 KS.leaf_features_nb(work, 0, q, f)
                 x[i, q] = f
             alive[i] = work.finished[0] == 0
-            loser[i] = int(np.flatnonzero(work.finished[1] == 0)[0])
+            left = np.flatnonzero(work.finished[1] == 0)  # one: the loser; og: the seats the winner ended
+            outs = list(work.placing[1, work.n_out[0]:work.n_out[1]]) + (list(left) if len(left) == 1 else [])
+            order[i, :len(outs)] = outs
             i += 1
             bar.update(1)
             if i == n:
                 break
     bar.close()
-    return x, alive, loser
+    return x, alive, order
 
 
-def fit(train, test, l2: float) -> dict:
+def order_nll(score, alive, order, model: str):
+    """The mean negative log-likelihood of the targets under seat scores ``score`` (n, players): of the loser
+    (``loser``: softmax over the seats still in), or of the known finishing order (``order``: Plackett-Luce, a
+    softmax over the seats left at each place; a lone seat left costs nothing)."""
+    import torch
+
+    if model == "loser":
+        last = (order >= 0).sum(1) - 1
+        loser = order.gather(1, last[:, None])[:, 0]
+        return torch.nn.functional.cross_entropy(score.masked_fill(~alive, -1e9), loser)
+    left, total = alive.clone(), score.new_zeros(())
+    for j in range(order.shape[1] - 1):
+        known = (order[:, j] >= 0) & (left.sum(1) >= 2)
+        if not known.any():
+            break
+        logp = torch.log_softmax(score.masked_fill(~left, -1e9), 1)
+        seat = order[:, j].clamp(min=0)
+        total = total - (logp.gather(1, seat[:, None])[:, 0] * known).sum()
+        left = left & ~(torch.nn.functional.one_hot(seat, order.shape[1]).bool() & known[:, None])
+    return total / len(order)
+
+
+def fit(train, test, l2: float, model: str = "loser") -> dict:
     """The weights and the test states' negative log-likelihoods (the model, uniform, the best soft card count)."""
     import torch
 
-    def nll(data, w, soft=None):
-        x, alive, loser = (torch.from_numpy(a) for a in data)
-        score = (x.double() * w).sum(-1) if soft is None else soft * (x[..., :-4].sum(-1)).double()
-        return torch.nn.functional.cross_entropy(score.masked_fill(~alive, -1e9), loser).item()
+    sign = 1.0 if model == "loser" else -1.0  # many cards: likely the loser, unlikely the next out
 
-    x, alive, loser = (torch.from_numpy(a) for a in train)
+    def nll(data, w, soft=None):
+        x, alive, order = (torch.from_numpy(a) for a in data)
+        score = (x.double() * w).sum(-1) if soft is None else sign * soft * (x[..., :-4].sum(-1)).double()
+        return order_nll(score, alive, order, model).item()
+
+    x, alive, order = (torch.from_numpy(a) for a in train)
     x = x.double()
     w = torch.zeros(x.shape[-1], dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([w], max_iter=500, line_search_fn="strong_wolfe")
 
     def closure():
         opt.zero_grad()
-        score = (x * w).sum(-1).masked_fill(~alive, -1e9)
-        loss = torch.nn.functional.cross_entropy(score, loser) + l2 * (w ** 2).sum()
+        loss = order_nll((x * w).sum(-1), alive, order, model) + l2 * (w ** 2).sum()
         loss.backward()
         return loss
 
@@ -155,8 +202,8 @@ def main(argv=None) -> dict:
     start = time.time()
     train = sample(a.ruleset, a.players, a.samples, a.seed, a.eps, a.max_plies, not a.quiet)
     test = sample(a.ruleset, a.players, a.test_samples, a.seed + 1, a.eps, a.max_plies, not a.quiet)
-    out = fit(train, test, a.l2)
-    record = {"ruleset": a.ruleset, "num_players": a.players, "features": KS.LEAF_FEATURES,
+    out = fit(train, test, a.l2, a.model)
+    record = {"ruleset": a.ruleset, "num_players": a.players, "model": a.model, "features": KS.LEAF_FEATURES,
               "command": "python -m experiments.fit_leaf " + " ".join(sys.argv[1:] if argv is None else argv),
               "samples": a.samples, "test_samples": a.test_samples, "eps": a.eps, "seed": a.seed,
               "seconds": round(time.time() - start, 1), **out}

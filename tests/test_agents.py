@@ -453,11 +453,11 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
     assert checked > 300 and differs > 50, (checked, differs)  # the leaf rule decided many cut rollouts
 
 
-def plays_20_legal_steps(spec):
-    """``spec``'s agent plays 20 steps of 8 core games, choosing only legal actions."""
-    vg = shedders.VectorGame("core", 8, 4, seed=1)
+def plays_20_legal_steps(spec, ruleset="core"):
+    """``spec``'s agent plays 20 steps of 8 games of ``ruleset``, choosing only legal actions."""
+    vg = shedders.VectorGame(ruleset, 8, 4, seed=1)
     vg.reset()
-    agent = agents.make_spec(spec, "core", 4, seed=0)
+    agent = agents.make_spec(spec, ruleset, 4, seed=0)
     for _ in range(20):
         a = agent.act(vg.observation, vg.action_mask, state=vg.state)
         assert vg.action_mask[np.arange(8), a].all()
@@ -475,6 +475,7 @@ def test_search_leaf_option():
 
 def test_search_leaf_value_uses_the_fitted_weights_of_its_game_and_refuses_a_game_without_them():
     from agents.search import LEAF_WEIGHTS
+    from shedders.engine.search import palace_search as KS
 
     fitted = json.loads((LEAF_WEIGHTS / "leaf-core-4p.json").read_text())
     assert fitted["command"].startswith("python -m experiments.fit_leaf")
@@ -482,10 +483,117 @@ def test_search_leaf_value_uses_the_fitted_weights_of_its_game_and_refuses_a_gam
     for ruleset, options in (("core", {}), ("house", {})):  # house without toggles plays core's rules
         agent = agents.make("search", ruleset, 4, leaf="value", **options)
         assert np.array_equal(agent._leaf_w, fitted["weights"])
+    assert fitted.get("model", "loser") == "loser" and agent._leaf_code == KS.LEAF_VALUE
     jokers = {"rules": {"jokers": True}}
-    for ruleset, n, options in (("og", 4, {}), ("fatality", 4, {}), ("core", 3, {}), ("house", 4, jokers)):
+    for ruleset, n, options in (("og", 4, {}), ("core", 3, {}), ("house", 4, jokers)):
         with pytest.raises(ValueError, match="leaf='value' has no fitted weights for"):
             agents.make("search", ruleset, n, leaf="value", **options)
+
+
+def test_search_leaf_value_takes_its_model_from_the_weights_file_and_refuses_an_unknown_one(tmp_path, monkeypatch):
+    """A weights file fitted with ``--model order`` (fatality's) makes ``leaf=value`` value cut rollouts with the
+    finishing-order kernel (LEAF_ORDER), one without a model or with ``loser`` with the loser kernel; a model the
+    kernels do not know, or weights of the wrong size, are refused by name."""
+    from agents.search import LEAF_WEIGHTS
+    from shedders.engine.search import palace_search as KS
+
+    fat = json.loads((LEAF_WEIGHTS / "leaf-fatality-4p.json").read_text())
+    assert fat["model"] == "order" and fat["test_nll"] < fat["soft_cards_nll"] < fat["uniform_nll"]
+    agent = agents.make("search", "fatality", 4, leaf="value")
+    assert agent._leaf_code == KS.LEAF_ORDER and np.array_equal(agent._leaf_w, fat["weights"])
+    plays_20_legal_steps("search:budget=16+max_plies=6+leaf=value", ruleset="fatality")
+    monkeypatch.setattr("agents.search.LEAF_WEIGHTS", tmp_path)
+    record = {"ruleset": "core", "num_players": 4, "weights": [0.0] * KS.LEAF_FEATURES}
+    for model, code in ((None, KS.LEAF_VALUE), ("loser", KS.LEAF_VALUE), ("order", KS.LEAF_ORDER)):
+        (tmp_path / "leaf-core-4p.json").write_text(json.dumps(record | ({} if model is None else {"model": model})))
+        assert agents.make("search", "core", 4, leaf="value")._leaf_code == code
+    (tmp_path / "leaf-core-4p.json").write_text(json.dumps(record | {"model": "winner"}))
+    with pytest.raises(ValueError, match="holds a 'winner' model; the leaf knows loser, order"):
+        agents.make("search", "core", 4, leaf="value")
+    (tmp_path / "leaf-core-4p.json").write_text(json.dumps(record | {"weights": [0.0] * 3}))
+    with pytest.raises(ValueError, match="holds 3 weights"):
+        agents.make("search", "core", 4, leaf="value")
+
+
+def orders_expected_reward(e, alive, viewer, n_out, n, reward):
+    """The viewer's expected reward by brute force: every order of the seats still in, each with its
+    Plackett-Luce probability (the next out drawn by weight ``e`` among those left), the viewer's place priced by
+    ``reward(place)`` (og: the first out wins and the game ends, so only who is first matters)."""
+    import itertools
+
+    seats = [q for q in range(n) if alive[q]]
+    total = 0.0
+    for perm in itertools.permutations(seats):
+        p, left = 1.0, list(seats)
+        for q in perm:
+            p *= e[q] / sum(e[x] for x in left)
+            left.remove(q)
+        total += p * reward(perm, n_out + 1 + perm.index(viewer))
+    return total
+
+
+@settings(max_examples=40, deadline=None)
+@given(ruleset=st.sampled_from(["fatality", "core", "og", "south_african"]), players=st.integers(2, 6),
+       seed=st.integers(0, 10_000), plies=st.integers(0, 400))
+def test_search_leaf_order_is_the_plackett_luce_models_expected_place_reward(ruleset, players, seed, plies):
+    """``order_value_nb`` (the leaf of a ``--model order`` fit): the viewer's expected reward when the seats still
+    in go out in a Plackett-Luce order, the next with probability proportional to exp(w . f(q)), each place priced
+    by its ruleset's reward (fatality (N + 1 - 2k)/(N - 1); og +1 for the first out, -1/(N-1) else; core 1/(N-1),
+    the last -1) equals the sum over every order, from states of real games; a seat already out gets nothing
+    more, and the values of the seats still in sum to what their places will pay."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    n = min(players, 5) if ruleset == "core" else players
+    rng = np.random.default_rng(seed)
+    vg = shedders.VectorGame(ruleset, 1, n, seed=seed, autoreset=False)
+    vg.reset()
+    for _ in range(plies):
+        if vg.state.phase[0] == K.PH_OVER:
+            break
+        vg.step(vg.sample_legal())
+    assume(vg.state.phase[0] != K.PH_OVER)
+    w = rng.normal(0, 0.3, KS.LEAF_FEATURES)
+    scores = np.array([KS.leaf_score_nb(vg.state, 0, q, w) for q in range(n)])
+    alive = vg.state.finished[0] == 0
+    e = np.where(alive, np.exp(scores - scores.max()), 0.0)
+    n_out = int(vg.state.n_out[0])
+    fam = vg.params[K.P_FAMILY]
+
+    def reward(perm, place):
+        if fam == K.FAM_OG:
+            return 1.0 if place == 1 else -1.0 / (n - 1)
+        return KS.place_reward_nb(place, n, fam)
+
+    values = [KS.order_value_nb(vg.state, 0, q, vg.params, w) for q in range(n)]
+    for q in range(n):
+        want = orders_expected_reward(e, alive, q, n_out, n, reward) if alive[q] else 0.0
+        assert values[q] == pytest.approx(want, abs=1e-12)
+    places = range(n_out + 1, n + 1)
+    if fam == K.FAM_OG:
+        assert sum(values) == pytest.approx(1 - (alive.sum() - 1) / (n - 1))
+    else:
+        assert sum(values) == pytest.approx(sum(KS.place_reward_nb(k, n, fam) for k in places))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), w_seed=st.integers(0, 1000))
+def test_with_two_seats_left_the_order_leaf_on_negated_weights_is_the_loser_leaf(seed, w_seed):
+    """With two core seats still in, the next out is the winner and the other the loser: the order model with
+    weights -w (the next out by exp(-w . f)) and the loser model with w (the loser by exp(w . f)) are the same
+    model, and the two kernels give the same values."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_search as KS
+
+    vg = shedders.VectorGame("core", 1, 4, seed=seed, autoreset=False)
+    vg.reset()
+    while vg.state.phase[0] != K.PH_OVER and (vg.state.finished[0] == 0).sum() > 2:
+        vg.step(vg.sample_legal())
+    assume(vg.state.phase[0] != K.PH_OVER)
+    w = np.random.default_rng(w_seed).normal(0, 0.3, KS.LEAF_FEATURES)
+    for q in range(4):
+        assert (KS.order_value_nb(vg.state, 0, q, vg.params, -w)
+                == pytest.approx(KS.leaf_value_nb(vg.state, 0, q, vg.params, w), abs=1e-12))
 
 
 @settings(max_examples=30, deadline=None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from shedders.engine.palace.layout import N_DOWN, P_NPLAYERS, PH_OVER, PH_SETUP, R
+from shedders.engine.palace.layout import FAM_FAT, FAM_OG, N_DOWN, P_FAMILY, P_NPLAYERS, PH_OVER, PH_SETUP, R
 from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
@@ -152,6 +152,7 @@ def determinize_nb(s, d, viewer, params, pool):
 LEAF_NONE = 0
 LEAF_CARDS = 1
 LEAF_VALUE = 2
+LEAF_ORDER = 3
 
 #: ``leaf_features_nb``'s features of one seat: its hand and face-up cards by rank, its face-down cards, whether it
 #: acts now or next, its hand once the draw pile is empty, and the pile it faces when it acts now
@@ -222,6 +223,73 @@ def leaf_value_nb(s, d, viewer, params, leaf_w):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def place_reward_nb(k, n, fam):
+    """The reward of going out k-th (1-based) of n, by the reward rule of the family: fatality's (N + 1 - 2k) /
+    (N - 1), og's +1 for the first out (the game then ends), the core family's 1/(N-1) (the one left loses, -1)."""
+    if fam == FAM_FAT:
+        return (n + 1.0 - 2.0 * k) / (n - 1)
+    if fam == FAM_OG:
+        return 1.0 if k == 1 else -1.0 / (n - 1)
+    return 1.0 / (n - 1) if k < n else -1.0
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def order_expect_nb(bits, e, viewer, k, n, fam):
+    """``viewer``'s expected reward when the seats of the bit set ``bits`` (the viewer among them) go out one by
+    one from place k on, each next with probability proportional to its weight ``e[q]`` (a Plackett-Luce model of
+    the finishing order), exactly: a sum over the orders, at most 8! of them, most pruned where the viewer is out.
+    og's game ends at its first out; elsewhere the seat left last takes place n."""
+    if bits == (1 << viewer):
+        return place_reward_nb(n, n, fam)
+    tot = 0.0
+    for q in range(n):
+        if (bits >> q) & 1:
+            tot += e[q]
+    v = 0.0
+    for q in range(n):
+        if (bits >> q) & 1:
+            p = e[q] / tot
+            if q == viewer:
+                v += p * place_reward_nb(k, n, fam)
+            elif fam == FAM_OG:
+                v += p * place_reward_nb(k + 1, n, fam)  # someone else won: the viewer's -1/(N-1)
+            else:
+                v += p * order_expect_nb(bits & ~(1 << q), e, viewer, k + 1, n, fam)
+    return v
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def seat_weight_nb(s, d, q, n, leaf_w, top):
+    """exp(leaf_w . leaf_features(q) - top) for a seat still in, 0 for one out or past the n seats."""
+    if q >= n or s.finished[d, q] != 0:
+        return 0.0
+    return np.exp(leaf_score_nb(s, d, q, leaf_w) - top)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def order_value_nb(s, d, viewer, params, leaf_w):
+    """``viewer``'s expected reward from here on, by the family's place rewards, under a Plackett-Luce model of
+    who goes out next: of the seats still in, seat q with probability proportional to exp(leaf_w .
+    leaf_features(q)), then the same among those left (the weights fitted by ``experiments/fit_leaf.py
+    --model order``). Any family: fatality prices every place, og the first, core the last."""
+    n = params[P_NPLAYERS]
+    if s.finished[d, viewer] != 0:
+        return 0.0
+    top = -1e300
+    bits = 0
+    for q in range(n):
+        if s.finished[d, q] == 0:
+            top = max(top, leaf_score_nb(s, d, q, leaf_w))
+            bits |= 1 << q
+    # the weights as a tuple (no array: these kernels run without numba's runtime), 8 seats at most
+    e = (seat_weight_nb(s, d, 0, n, leaf_w, top), seat_weight_nb(s, d, 1, n, leaf_w, top),
+         seat_weight_nb(s, d, 2, n, leaf_w, top), seat_weight_nb(s, d, 3, n, leaf_w, top),
+         seat_weight_nb(s, d, 4, n, leaf_w, top), seat_weight_nb(s, d, 5, n, leaf_w, top),
+         seat_weight_nb(s, d, 6, n, leaf_w, top), seat_weight_nb(s, d, 7, n, leaf_w, top))
+    return order_expect_nb(bits, e, viewer, s.n_out[d] + 1, n, params[P_FAMILY])
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, ids, policy, others, obs, off):
     """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
     else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
@@ -229,7 +297,8 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, i
     collects on the way. ``leaf`` values a rollout that stops short of the game's end: LEAF_NONE by the rewards
     collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players still in go out by the
     cards they hold, fewest first, each rewarded as going out is), LEAF_VALUE by ``leaf_value_nb`` with the
-    weights ``leaf_w`` (core-family rewards)."""
+    weights ``leaf_w`` (core-family rewards), LEAF_ORDER by ``order_value_nb`` (a model of the whole finishing
+    order, any family's rewards)."""
     total = 0.0
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
@@ -252,6 +321,8 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, i
         total += s.rewards[d, viewer]
     elif leaf == LEAF_VALUE and s.phase[d] != PH_OVER:
         total += leaf_value_nb(s, d, viewer, params, leaf_w)
+    elif leaf == LEAF_ORDER and s.phase[d] != PH_OVER:
+        total += order_value_nb(s, d, viewer, params, leaf_w)
     return total
 
 

@@ -4,7 +4,12 @@ The same method as the palace family's ``agents/search.py``: each legal decision
 sampled worlds (the same worlds for every decision), and each world is played on with omg's ``expert`` policy (the
 kernels of ``shedders.engine.search.omg_policies``; a uniformly random legal action with probability ``eps``) to
 its end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2 cards
-per e-fold, on the scale of the real rewards).
+per e-fold, on the scale of the real rewards), or with ``leaf="value"`` by a fitted model of who wins: seat q with
+probability proportional to ``exp(w . f(q))``, where ``f(q)`` is the seat's hand size (and whether it is at most 1, 2
+or 3 cards), its power cards by god, whether it acts now or next, whether it loses its next turn, and the cards the
+seat to act holds that match the pile's top (``shedders.engine.search.omg_search.leaf_features_nb``); ``w`` is fitted
+to where the search's own rollouts end (``python -m experiments.fit_leaf --ruleset omg``, committed as
+``agents/checkpoints/leaf-omg-4p.json``).
 
 Why short rollouts: an omg game is a four-way race decided by many penalty draws, so the outcome of a full rollout
 says little about one decision (measured: full greedy rollouts at 64 per decision lost to ``expert``, 0.11 win
@@ -51,7 +56,10 @@ class OmgSearchAgent(SearchAgent):
 
     fallbacks = {"expert": OmgExpertAgent}
     selections = ("uniform",)  # omg's kernel spreads its rollouts evenly
-    leaves = {"none": 0}  # and scores a cut rollout by hand sizes, its only leaf
+    #: a cut rollout is scored by hand sizes (``"none"``, the default), or by the fitted model of who wins
+    leaves = {"none": OS.LEAF_HANDS, "value": OS.LEAF_FITTED}
+    leaf_features = OS.LEAF_FEATURES
+    leaf_models = {"winner": OS.LEAF_FITTED}
     threaded_decision = False  # and searches one decision on one thread
     state_type = O.OmgState
     _over_phase = O.PH_OVER
@@ -66,13 +74,14 @@ class OmgSearchAgent(SearchAgent):
             self._mask2 = np.zeros((c, self.num_actions), np.int8)
             self._ids2 = np.zeros((c, self.num_actions), np.int16)
             self._cnt = np.zeros((c, deck.num_types), np.int16)
+            self._feat = np.zeros((c, OS.LEAF_FEATURES), np.float64)
             self._out = np.zeros(c, np.int64)
 
     def _search(self, state, games, seeds, out) -> None:
         OS.batch_search_nb(
             numba.get_num_threads(), state, games, self.params, self.cards, self.lay, self._work, self.budget,
             self.oracle, seeds, self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2,
-            self._cnt, out,
+            self._cnt, self._leaf_code, self._leaf_w, self._feat, out,
         )
 
 

@@ -84,25 +84,38 @@ LEAF_WEIGHTS = Path(__file__).resolve().parent / "checkpoints"
 LEAF_MODELS = {"loser": KS.LEAF_VALUE, "order": KS.LEAF_ORDER}
 
 
-def leaf_model(ruleset: str, num_players: int, **options) -> tuple[np.ndarray, str]:
-    """The committed leaf weights (``leaf="value"``) for this game and the model they fit (``LEAF_MODELS``): those
-    fitted on the same ruleset and player count, or on rules whose engine parameters are the same (``house``
-    without toggles plays core's)."""
+def leaf_model(ruleset: str, num_players: int, features: int = KS.LEAF_FEATURES, models: dict | None = None,
+               **options) -> tuple[np.ndarray, str]:
+    """The committed leaf weights (``leaf="value"``) for this game and the model they fit (one of ``models``, by
+    default the palace engine's ``LEAF_MODELS``; ``features`` weights each): those fitted on the same ruleset and
+    player count, or on rules whose engine parameters are the same (``house`` without toggles plays core's; omg's
+    only on the deck they were fitted on)."""
     from agents.ppo import same_game
 
+    models = LEAF_MODELS if models is None else models
     for path in sorted(LEAF_WEIGHTS.glob(f"leaf-*-{num_players}p.json")):
         fitted = json.loads(path.read_text())
-        if fitted["num_players"] == num_players and same_game(fitted["ruleset"], ruleset, num_players, **options):
+        if fitted["num_players"] == num_players and same_game(fitted["ruleset"], ruleset, num_players, **options) \
+                and (ruleset != "omg" or same_deck(fitted.get("deck"), **options)):
             w = np.asarray(fitted["weights"], np.float64)
-            if w.shape != (KS.LEAF_FEATURES,):
-                raise ValueError(f"{path.name} holds {w.size} weights, the leaf has {KS.LEAF_FEATURES} features")
+            if w.shape != (features,):
+                raise ValueError(f"{path.name} holds {w.size} weights, the leaf has {features} features")
             model = fitted.get("model", "loser")
-            if model not in LEAF_MODELS:
-                raise ValueError(f"{path.name} holds a {model!r} model; the leaf knows {', '.join(LEAF_MODELS)}")
+            if model not in models:
+                raise ValueError(f"{path.name} holds a {model!r} model; the leaf knows {', '.join(models)}")
             return w, model
     have = ", ".join(p.stem[len("leaf-"):] for p in sorted(LEAF_WEIGHTS.glob("leaf-*.json"))) or "none"
     raise ValueError(f"leaf='value' has no fitted weights for {ruleset} at {num_players} players (fitted: {have}); "
                      f"python -m experiments.fit_leaf --ruleset {ruleset} --players {num_players} fits them")
+
+
+def same_deck(fitted: list | None, **options) -> bool:
+    """Whether an omg game with ``options`` plays the deck whose table (``Deck.table()``) the weights were fitted
+    on (``fitted``; absent: the shipped deck)."""
+    from shedders.rules import make_rules
+
+    deck = make_rules("omg", 2, **options).deck.table()
+    return np.array_equal(deck, make_rules("omg", 2).deck.table() if fitted is None else np.asarray(fitted))
 
 
 def leaf_weights(ruleset: str, num_players: int, **options) -> np.ndarray:
@@ -129,6 +142,9 @@ class SearchAgent(Agent):
     selections = ("uniform", "halving")
     #: how a rollout cut short by ``max_plies`` is valued
     leaves = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS, "value": KS.LEAF_VALUE}
+    #: the features a fitted leaf weighs, and the models its weights file may name (with their kernel leaf codes)
+    leaf_features = KS.LEAF_FEATURES
+    leaf_models = LEAF_MODELS
 
     #: whether a lone decision (batch 1) spreads its rollouts over numba's threads
     threaded_decision = True
@@ -147,10 +163,10 @@ class SearchAgent(Agent):
             raise ValueError(f"leaf must be one of {', '.join(self.leaves)}, got {leaf!r}")
         self.leaf = leaf
         self._leaf_code = self.leaves[leaf]
-        self._leaf_w = np.zeros(KS.LEAF_FEATURES)
+        self._leaf_w = np.zeros(self.leaf_features)
         if leaf == "value":  # the weights file says which model they fit, so which kernel values the leaf
-            self._leaf_w, model = leaf_model(ruleset, num_players, **options)
-            self._leaf_code = LEAF_MODELS[model]
+            self._leaf_w, model = leaf_model(ruleset, num_players, self.leaf_features, self.leaf_models, **options)
+            self._leaf_code = self.leaf_models[model]
         patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):

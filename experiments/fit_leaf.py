@@ -1,7 +1,8 @@
-"""Fit the leaf value of ``search:leaf=value``: how a palace-family game ends, from the cards each seat holds.
+"""Fit the leaf value of ``search:leaf=value``: how a game ends, from the cards each seat holds.
 
     python -m experiments.fit_leaf --ruleset core --players 4
     python -m experiments.fit_leaf --ruleset fatality --players 4          # --model order
+    python -m experiments.fit_leaf --ruleset omg --players 4               # --model winner
 
 ``search`` with ``max_plies`` cuts its rollouts short; ``leaf=value`` then values the cut rollout by a model fitted
 here, on ``f(q) = shedders.engine.search.palace_search.leaf_features_nb`` (seat q's hand and face-up cards by rank,
@@ -13,19 +14,24 @@ its face-down cards, whether it acts now or next, its hand once the draw pile is
   whole finishing order, a Plackett-Luce model. The next seat out is seat q of those still in with probability
   proportional to ``exp(w . f(q))``, then the next among those left; the viewer's value is its ruleset's expected
   place reward, summed exactly over the orders (``order_value_nb``).
+- ``--model winner`` (omg, whose first empty hand wins): who wins, seat q with probability proportional to
+  ``exp(w . f(q))`` over omg's own features (``shedders.engine.search.omg_search.leaf_features_nb``: hand size
+  and whether it is at most 1, 2 or 3 cards, power cards by god, whether the seat acts now or next, whether it
+  loses its next turn, the cards the seat to act holds that match the pile's top); ``search:leaf=value`` in omg.
 
 This script fits ``w`` to where the search's own rollouts end:
 
 1. **States.** ``--samples`` states of games played by the rollout policy (``greedy`` with ``--eps`` random moves,
-   every seat), each deal from the seed, sampled at up to 6 random decisions between 4 and 300 (setup excluded).
+   every seat; omg: ``expert``, with ``--eps`` 0.1 by default, as omg's search), each deal from the seed, sampled at
+   up to 6 random decisions between 4 and 300 (setup excluded; omg: up to 3 between 1 and 80).
 2. **Targets.** From each state one more rollout of the same policy, in the state's own stream, plays to the end;
-   the order in which the seats still in went out is the target (its loser, for ``loser``; og's game ends at its
-   first out, so only that is known there). Rollouts that hit ``--max-plies`` are dropped.
+   the order in which the seats still in went out is the target (its loser, for ``loser``; og's and omg's games
+   end at their first out, so only that is known there). Rollouts that hit ``--max-plies`` are dropped.
 3. **Fit.** Maximum likelihood (multinomial logistic regression of the loser, or the Plackett-Luce likelihood of
    the order; torch, L-BFGS, a small L2 penalty), then the negative log-likelihood on ``--test-samples`` fresh
-   states (another seed), next to the uniform guess and the best soft count of cards (every zone),
+   states (another seed), next to the uniform guess and the best soft count of cards (every zone; omg: the hand),
    ``exp(beta * cards)`` for the loser and ``exp(-beta * cards)`` for the next out, with beta chosen on the test
-   states.
+   states (omg's search without ``leaf=value`` uses that count with beta 0.5).
 
 The weights are written to ``agents/checkpoints/leaf-<ruleset>-<n>p.json`` (``--out``) with the model, the
 command, the counts and the fit's numbers; a rerun writes a new file atomically and never leaves half of one.
@@ -48,19 +54,23 @@ FAMILY = ("core", "south_african", "house")
 #: the rulesets the ``order`` model fits (every palace ruleset: its value uses each ruleset's place rewards)
 ORDER_RULESETS = ("core", "south_african", "house", "fatality", "og")
 #: the model a ruleset gets without ``--model``
-DEFAULT_MODEL = {"fatality": "order", "og": "order"}
+DEFAULT_MODEL = {"fatality": "order", "og": "order", "omg": "winner"}
+#: the share of random moves in the rollouts of each ruleset's search, where ``--eps`` is not given
+DEFAULT_EPS = {"omg": 0.1}
 
 
 def parse(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--ruleset", default="core", choices=ORDER_RULESETS)
-    ap.add_argument("--model", default=None, choices=("loser", "order"),
-                    help="who loses, or the whole finishing order (default: order for fatality and og, else loser)")
+    ap.add_argument("--ruleset", default="core", choices=ORDER_RULESETS + ("omg",))
+    ap.add_argument("--model", default=None, choices=("loser", "order", "winner"),
+                    help="who loses, the whole finishing order, or (omg) who wins (default: order for fatality and "
+                         "og, winner for omg, else loser)")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--samples", type=int, default=200_000, help="training states")
     ap.add_argument("--test-samples", type=int, default=50_000, help="held-out states (seed + 1)")
-    ap.add_argument("--eps", type=float, default=0.2, help="the rollout policy's share of random moves")
+    ap.add_argument("--eps", type=float, default=None,
+                    help="the rollout policy's share of random moves (default: 0.2; omg 0.1, its search's)")
     ap.add_argument("--max-plies", type=int, default=2000, help="a target rollout's longest run")
     ap.add_argument("--l2", type=float, default=1e-4)
     ap.add_argument("--seed", type=int, default=0)
@@ -69,11 +79,14 @@ def parse(argv=None) -> argparse.Namespace:
     a = ap.parse_args(argv)
     if a.samples < 100 or a.test_samples < 100:
         ap.error("--samples and --test-samples must be at least 100")
+    a.eps = DEFAULT_EPS.get(a.ruleset, 0.2) if a.eps is None else a.eps
     if not 0.0 <= a.eps <= 1.0:
         ap.error(f"--eps must be in [0, 1], got {a.eps}")
     if not 2 <= a.players <= 8:
         ap.error(f"--players must be in 2..8, got {a.players}")
     a.model = a.model or DEFAULT_MODEL.get(a.ruleset, "loser")
+    if (a.model == "winner") != (a.ruleset == "omg"):
+        ap.error(f"--model winner fits omg's leaf, and omg fits only it; got --ruleset {a.ruleset} --model {a.model}")
     if a.model == "loser" and a.ruleset not in FAMILY:
         ap.error(f"--model loser prices the core family's rewards (the loser's -1); {a.ruleset}'s depend on other "
                  f"places: use --model order")
@@ -134,6 +147,55 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     return x, alive, order
 
 
+def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, progress: bool):
+    """``sample``'s arrays for omg: states of games of its search's rollout policy (``expert`` with ``eps`` random
+    moves), up to 3 a deal at random decisions between 1 and 80; ``order[i, 0]`` is the seat that won the state's
+    target rollout (omg's game ends at its first empty hand), the rest -1."""
+    import shedders
+    from shedders.engine.omg import layout as O
+    from shedders.engine.search import omg_search as OS
+    from tqdm import tqdm
+
+    vg = shedders.VectorGame("omg", 1, players, seed=seed, autoreset=False)
+    deck = vg.rules.deck
+    cards, lay = deck.table(), O.layout_array(deck.num_types)
+    work = O.alloc_state(2, players, deck.num_types, deck.num_cards)
+    na = int(O.action_layout(deck.num_types)["n_actions"])
+    mask, ids = np.zeros(na, np.int8), np.zeros(na, np.int16)
+    w0, f = np.zeros(OS.LEAF_FEATURES), np.zeros(OS.LEAF_FEATURES)
+    eps_milli = int(round(eps * 1000))
+    rng = np.random.default_rng(seed)
+    x = np.zeros((n, players, OS.LEAF_FEATURES), np.float32)
+    order = np.full((n, players), -1, np.int64)
+    i = 0
+    bar = tqdm(total=n, disable=not progress, desc=f"states (seed {seed})", unit="state")
+    while i < n:
+        vg.reset(seeds=rng.integers(0, 2**62, size=1).astype(np.uint64))
+        OS.copy_game_nb(vg.state, 0, work, 0)
+        done = 0
+        for at in np.sort(rng.choice(np.arange(1, 81), size=3, replace=False)):
+            OS.rollout_nb(work, 0, 0, vg.params, cards, lay, eps_milli, int(at - done), mask, ids, OS.LEAF_HANDS,
+                          w0, f)
+            done = at
+            if work.phase[0] == O.PH_OVER:
+                break
+            OS.copy_game_nb(work, 0, work, 1)
+            work.rng[1] = np.uint64(rng.integers(0, 2**62))
+            OS.rollout_nb(work, 1, 0, vg.params, cards, lay, eps_milli, max_plies, mask, ids, OS.LEAF_HANDS, w0, f)
+            if work.phase[1] != O.PH_OVER or not work.terminated[1]:
+                continue
+            for q in range(players):
+                OS.leaf_features_nb(work, 0, q, vg.params, cards, f)
+                x[i, q] = f
+            order[i, 0] = work.winner[1]
+            i += 1
+            bar.update(1)
+            if i == n:
+                break
+    bar.close()
+    return x, np.ones((n, players), bool), order
+
+
 def order_nll(score, alive, order, model: str):
     """The mean negative log-likelihood of the targets under seat scores ``score`` (n, players): of the loser
     (``loser``: softmax over the seats still in), or of the known finishing order (``order``: Plackett-Luce, a
@@ -156,16 +218,23 @@ def order_nll(score, alive, order, model: str):
     return total / len(order)
 
 
+def held(x, model: str):
+    """The cards each seat holds, from its leaf features: omg's (``winner``) first feature is the hand size; the
+    palace features' all but the last four are the hand and face-up cards by rank and the face-down count."""
+    return x[..., 0] if model == "winner" else x[..., :-4].sum(-1)
+
+
 def fit(train, test, l2: float, model: str = "loser") -> dict:
     """The weights and the test states' negative log-likelihoods (the model, uniform, the best soft card count)."""
     import torch
 
-    sign = 1.0 if model == "loser" else -1.0  # many cards: likely the loser, unlikely the next out
+    sign = 1.0 if model == "loser" else -1.0  # many cards: likely the loser, unlikely the next out (or to win)
+    likelihood = "order" if model == "winner" else model  # the winner is the order's first, its only known place
 
     def nll(data, w, soft=None):
         x, alive, order = (torch.from_numpy(a) for a in data)
-        score = (x.double() * w).sum(-1) if soft is None else sign * soft * (x[..., :-4].sum(-1)).double()
-        return order_nll(score, alive, order, model).item()
+        score = (x.double() * w).sum(-1) if soft is None else sign * soft * held(x, model).double()
+        return order_nll(score, alive, order, likelihood).item()
 
     x, alive, order = (torch.from_numpy(a) for a in train)
     x = x.double()
@@ -174,13 +243,13 @@ def fit(train, test, l2: float, model: str = "loser") -> dict:
 
     def closure():
         opt.zero_grad()
-        loss = order_nll((x * w).sum(-1), alive, order, model) + l2 * (w ** 2).sum()
+        loss = order_nll((x * w).sum(-1), alive, order, likelihood) + l2 * (w ** 2).sum()
         loss.backward()
         return loss
 
     opt.step(closure)
     w = w.detach()
-    betas = np.round(np.arange(0.0, 0.51, 0.02), 2)
+    betas = np.round(np.arange(0.0, 1.01, 0.02), 2)
     soft = {float(b): nll(test, w, soft=float(b)) for b in betas}
     best = min(soft, key=soft.get)
     return {"weights": w.numpy().tolist(), "train_nll": nll(train, w), "test_nll": nll(test, w),
@@ -200,10 +269,16 @@ def main(argv=None) -> dict:
 
     numba.set_num_threads(1)
     start = time.time()
-    train = sample(a.ruleset, a.players, a.samples, a.seed, a.eps, a.max_plies, not a.quiet)
-    test = sample(a.ruleset, a.players, a.test_samples, a.seed + 1, a.eps, a.max_plies, not a.quiet)
+    if a.ruleset == "omg":
+        from shedders.engine.search import omg_search as OS
+
+        draw, features = (lambda *args: sample_omg(a.players, *args)), OS.LEAF_FEATURES
+    else:
+        draw, features = (lambda *args: sample(a.ruleset, a.players, *args)), KS.LEAF_FEATURES
+    train = draw(a.samples, a.seed, a.eps, a.max_plies, not a.quiet)
+    test = draw(a.test_samples, a.seed + 1, a.eps, a.max_plies, not a.quiet)
     out = fit(train, test, a.l2, a.model)
-    record = {"ruleset": a.ruleset, "num_players": a.players, "model": a.model, "features": KS.LEAF_FEATURES,
+    record = {"ruleset": a.ruleset, "num_players": a.players, "model": a.model, "features": features,
               "command": "python -m experiments.fit_leaf " + " ".join(sys.argv[1:] if argv is None else argv),
               "samples": a.samples, "test_samples": a.test_samples, "eps": a.eps, "seed": a.seed,
               "seconds": round(time.time() - start, 1), **out}

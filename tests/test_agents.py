@@ -469,8 +469,8 @@ def test_search_leaf_option():
     assert agents.make("search", "core", 4).leaf == "none"
     with pytest.raises(ValueError, match="leaf must be one of none, cards, value, got 'critic'"):
         agents.make("search", "core", 4, leaf="critic")
-    with pytest.raises(ValueError, match="leaf must be one of none, got 'value'"):
-        agents.make("search", "omg", 4, leaf="value")  # omg's kernel scores a cut rollout by hand sizes
+    with pytest.raises(ValueError, match="leaf must be one of none, value, got 'cards'"):
+        agents.make("search", "omg", 4, leaf="cards")  # omg's kernel scores a cut rollout by hand sizes or the fit
 
 
 def test_search_leaf_value_uses_the_fitted_weights_of_its_game_and_refuses_a_game_without_them():
@@ -485,7 +485,7 @@ def test_search_leaf_value_uses_the_fitted_weights_of_its_game_and_refuses_a_gam
         assert np.array_equal(agent._leaf_w, fitted["weights"])
     assert fitted.get("model", "loser") == "loser" and agent._leaf_code == KS.LEAF_VALUE
     jokers = {"rules": {"jokers": True}}
-    for ruleset, n, options in (("og", 4, {}), ("core", 3, {}), ("house", 4, jokers)):
+    for ruleset, n, options in (("south_african", 4, {}), ("core", 3, {}), ("house", 4, jokers), ("omg", 3, {})):
         with pytest.raises(ValueError, match="leaf='value' has no fitted weights for"):
             agents.make("search", ruleset, n, leaf="value", **options)
 

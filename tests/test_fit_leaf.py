@@ -89,12 +89,29 @@ def test_a_tiny_order_fit_is_reproducible_and_learns_more_than_uniform(tmp_path)
     assert json.loads((tmp_path / "a.json").read_text())["model"] == "order"
 
 
-@pytest.mark.parametrize("bad,match", [(["--ruleset", "omg"], "invalid choice"),
+@pytest.mark.parametrize("bad,match", [(["--ruleset", "house_rules"], "invalid choice"),
                                        (["--ruleset", "fatality", "--model", "loser"], "use --model order"),
-                                       (["--model", "winner"], "invalid choice"),
+                                       (["--model", "winner"], "--model winner fits omg's leaf"),
+                                       (["--ruleset", "omg", "--model", "order"], "omg fits only it"),
                                        (["--samples", "5"], "at least"), (["--eps", "2"], "--eps"),
                                        (["--players", "9"], "--players")])
 def test_bad_arguments_are_refused(bad, match, capsys):
     with pytest.raises(SystemExit):
         F.main(bad)
     assert match in capsys.readouterr().err
+
+
+def test_a_tiny_omg_fit_is_reproducible_learns_more_than_uniform_and_targets_the_winner(tmp_path):
+    """``--ruleset omg`` fits the winner model (omg's 20 features) to where its search's rollouts end (expert with
+    10% random moves): the same seed gives the same weights, and each state's target is one seat, the winner."""
+    from shedders.engine.search import omg_search as OS
+
+    args = ["--ruleset", "omg", "--samples", "600", "--test-samples", "300", "--seed", "2", "--quiet"]
+    one = F.main(args + ["--out", str(tmp_path / "a.json")])
+    two = F.main(args + ["--out", str(tmp_path / "b.json")])
+    assert one["model"] == "winner" and one["eps"] == 0.1 and one["weights"] == two["weights"]
+    assert len(one["weights"]) == one["features"] == OS.LEAF_FEATURES
+    assert all(math.isfinite(x) for x in one["weights"]) and one["train_nll"] < one["uniform_nll"]
+    x, alive, order = F.sample_omg(4, 200, 5, 0.1, 2000, progress=False)
+    assert alive.all() and np.all((order[:, 0] >= 0) & (order[:, 0] < 4)) and np.all(order[:, 1:] == -1)
+    assert np.all(x[..., 0] >= 0) and np.all(x[..., 0].sum(axis=1) > 0)  # hand sizes, cards in play

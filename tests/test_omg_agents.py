@@ -116,3 +116,72 @@ def test_expert_keeps_its_hestia_while_another_play_is_cheap():
 def test_search_refuses_bad_options(bad):
     with pytest.raises(ValueError):
         agents.make("search", "omg", 4, **bad)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(2, 8), st.integers(0, 2**31 - 1))
+def test_the_fitted_leaf_reads_each_seat_and_prices_the_winner_model(n, seed):
+    """omg's ``leaf="value"``: each seat's features are its hand size (and whether it is at most 1, 2 or 3), its
+    power cards by god, whether it acts now or next, its lost turn, and for the seat to act the cards matching the
+    pile's top, counted here from the deck table; the value is the winner softmax's expected reward, so the seats'
+    values sum to 0 (+1 for one, -1/(n-1) for each other); and with the hand-size weight -0.5 alone it is the
+    default leaf, the softmin over hand sizes."""
+    rng = np.random.default_rng(seed)
+    cards = agents.make("expert", "omg", n).rules.deck.table()
+    f = np.zeros(OS.LEAF_FEATURES)
+    hands_only = np.zeros(OS.LEAF_FEATURES)
+    hands_only[0] = -0.5
+    w = rng.normal(0, 0.3, OS.LEAF_FEATURES)
+    for step, vg in enumerate(states(n, seed, steps=60, batch=4)):
+        if step % 7:
+            continue
+        s, p = vg.state, vg.params
+        for g in range(4):
+            if s.phase[g] == O.PH_OVER:
+                continue
+            turn, top = int(s.turn[g]), int(s.pile[g, s.pile_len[g] - 1])
+            for q in range(n):
+                OS.leaf_features_nb(s, g, q, p, cards, f)
+                hand = s.hand[g, q]
+                powers = np.bincount(cards[:, O.CGOD], weights=hand * (cards[:, O.CPOWER] != 0), minlength=O.N_GODS)
+                match = ((cards[:, O.CNUM] == cards[top, O.CNUM]) | (cards[:, O.CGOD] == cards[top, O.CGOD])) @ hand
+                h = int(s.hsize[g, q])
+                assert h == hand.sum()
+                want = [h, h <= 1, h <= 2, h <= 3, *powers, q == turn, q == (turn + 1) % n, s.skip[g, q],
+                        match if q == turn else 0]
+                assert np.array_equal(f, np.array(want, np.float64))
+            values = [OS.fitted_value_nb(s, g, q, p, cards, w, f) for q in range(n)]
+            assert sum(values) == pytest.approx(0.0, abs=1e-12)
+            for q in range(n):
+                assert (OS.fitted_value_nb(s, g, q, p, cards, hands_only, f)
+                        == pytest.approx(OS.leaf_value_nb(s, g, q, p), abs=1e-12))
+
+
+def test_the_search_loads_omgs_fitted_leaf_plays_legally_and_refuses_another_deck(tmp_path):
+    """The committed omg weights (``experiments/fit_leaf.py --ruleset omg``) learned more than the hand-size count
+    the default leaf uses; ``search:leaf=value`` loads them, plays only legal actions, and refuses a game whose deck
+    is not the one they were fitted on, or a player count without weights."""
+    import json
+
+    from agents.search import LEAF_WEIGHTS
+    from shedders.rules.omg import DEFAULT_DECK
+
+    fitted = json.loads((LEAF_WEIGHTS / "leaf-omg-4p.json").read_text())
+    assert fitted["model"] == "winner" and fitted["command"].startswith("python -m experiments.fit_leaf --ruleset omg")
+    assert fitted["test_nll"] < fitted["soft_cards_nll"] < fitted["uniform_nll"]
+    agent = agents.make("search", "omg", 4, seed=0, budget=24, leaf="value")
+    assert agent._leaf_code == OS.LEAF_FITTED and np.array_equal(agent._leaf_w, fitted["weights"])
+    vg = shedders.VectorGame("omg", 6, 4, seed=2)
+    vg.reset()
+    for _ in range(25):
+        a = agent.act(vg.observation, vg.action_mask, state=vg.state)
+        assert vg.action_mask[np.arange(6), a].all()
+        vg.step(a)
+    lines = DEFAULT_DECK.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.endswith(",1"))  # a power card loses its power
+    lines[first] = lines[first][:-1] + "0"
+    other = tmp_path / "deck.csv"
+    other.write_text("\n".join(lines) + "\n")
+    agents.make("search", "omg", 4, deck=str(other))  # the deck itself plays
+    with pytest.raises(ValueError, match="leaf='value' has no fitted weights for omg at 4 players"):
+        agents.make("search", "omg", 4, leaf="value", deck=str(other))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from shedders.engine.omg.layout import P_NPLAYERS, P_NTYPES, PH_OVER
+from shedders.engine.omg.layout import CGOD, CNUM, CPOWER, N_GODS, P_NPLAYERS, P_NTYPES, PH_OVER
 from shedders.engine.omg.legal import legal_mask_nb
 from shedders.engine.omg.step import apply_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
@@ -88,6 +88,44 @@ def determinize_nb(s, d, viewer, params, cnt):
         s.deck[d, kd] = s.revealed[d]
 
 
+#: how a rollout cut short by ``max_plies`` is valued: by hand sizes (``leaf_value_nb``, the default), or by the
+#: fitted model of who wins (``fitted_value_nb``, ``leaf="value"``)
+LEAF_HANDS = 0
+LEAF_FITTED = 1
+
+#: ``leaf_features_nb``'s features of one seat: its hand size and whether that is at most 1, 2 or 3 cards; the
+#: power cards it holds, by god; whether it acts now or next; whether it loses its next turn; and, for the seat to
+#: act, the cards it holds that match the pile's top (number or god: played without a penalty)
+LEAF_FEATURES = 4 + N_GODS + 4
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def leaf_features_nb(s, d, q, params, cards, out):
+    """Seat q's ``LEAF_FEATURES`` features in row d, into ``out`` (float64)."""
+    n = params[P_NPLAYERS]
+    h = s.hsize[d, q]
+    out[0] = h
+    out[1] = 1.0 if h <= 1 else 0.0
+    out[2] = 1.0 if h <= 2 else 0.0
+    out[3] = 1.0 if h <= 3 else 0.0
+    for k in range(N_GODS):
+        out[4 + k] = 0.0
+    turn = np.int64(s.turn[d])
+    top = np.int64(s.pile[d, s.pile_len[d] - 1]) if s.pile_len[d] > 0 else -1
+    match = 0
+    for t in range(params[P_NTYPES]):
+        c = s.hand[d, q, t]
+        if c > 0:
+            if cards[t, CPOWER] != 0:
+                out[4 + cards[t, CGOD]] += c
+            if q == turn and top >= 0 and (cards[t, CNUM] == cards[top, CNUM] or cards[t, CGOD] == cards[top, CGOD]):
+                match += c
+    out[4 + N_GODS] = 1.0 if q == turn else 0.0
+    out[5 + N_GODS] = 1.0 if q == (turn + 1) % n else 0.0
+    out[6 + N_GODS] = s.skip[d, q]
+    out[7 + N_GODS] = match
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def leaf_value_nb(s, d, viewer, params):
     """The viewer's value of an unfinished game: +1 / -1/(n-1) shaded by hand sizes (a softmin over seats, 2 cards
@@ -101,9 +139,39 @@ def leaf_value_nb(s, d, viewer, params):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids):
-    """Play row d to its end, or ``max_plies`` more decisions (then the leaf value): expert, with a uniformly
-    random legal action with probability eps_milli / 1000. Returns the viewer's value."""
+def leaf_score_nb(s, d, q, params, cards, leaf_w, f):
+    """leaf_w . leaf_features(q), the features written to the scratch ``f``."""
+    leaf_features_nb(s, d, q, params, cards, f)
+    v = 0.0
+    for k in range(LEAF_FEATURES):
+        v += leaf_w[k] * f[k]
+    return v
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def fitted_value_nb(s, d, viewer, params, cards, leaf_w, f):
+    """The viewer's expected reward (+1 for the winner, -1/(n-1) for each other seat) under a model of who wins:
+    seat q with probability proportional to exp(leaf_w . leaf_features(q)), the weights fitted to where rollouts
+    end (``experiments/fit_leaf.py --ruleset omg``). ``f`` is scratch for one seat's features."""
+    n = params[P_NPLAYERS]
+    top = -1e300
+    for q in range(n):
+        top = max(top, leaf_score_nb(s, d, q, params, cards, leaf_w, f))
+    z = 0.0
+    mine = 0.0
+    for q in range(n):
+        e = np.exp(leaf_score_nb(s, d, q, params, cards, leaf_w, f) - top)
+        z += e
+        if q == viewer:
+            mine = e
+    return (mine / z) * (1.0 + 1.0 / (n - 1)) - 1.0 / (n - 1)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids, leaf, leaf_w, f):
+    """Play row d to its end, or ``max_plies`` more decisions (then the leaf value: ``leaf`` LEAF_HANDS or
+    LEAF_FITTED with the weights ``leaf_w`` and the scratch ``f``): expert, with a uniformly random legal action
+    with probability eps_milli / 1000. Returns the viewer's value."""
     for _ in range(max_plies):
         if s.phase[d] == PH_OVER:
             return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
@@ -116,15 +184,18 @@ def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids
         apply_nb(s, d, a, params, cards, lay)
     if s.phase[d] == PH_OVER:
         return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
+    if leaf == LEAF_FITTED:
+        return fitted_value_nb(s, d, viewer, params, cards, leaf_w, f)
     return leaf_value_nb(s, d, viewer, params)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2,
-                  ids2, cnt):
+                  ids2, cnt, leaf, leaf_w, f):
     """Determinized Monte Carlo for game g's player: every legal action is tried in the same ``budget // legal``
     sampled worlds (common random numbers), each followed by an expert rollout; the action of highest mean value.
-    ``oracle`` skips the resampling: its rollouts see every hand and the deck's order."""
+    ``oracle`` skips the resampling: its rollouts see every hand and the deck's order. ``leaf``, ``leaf_w`` and the
+    scratch ``f``: how a cut rollout is valued (``rollout_nb``)."""
     viewer = np.int64(src.turn[g])
     nl = legal_mask_nb(src, g, params, cards, lay, mask, ids)
     if nl == 1:
@@ -141,7 +212,7 @@ def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, ep
                 determinize_nb(work, w0, viewer, params, cnt)
             work.rewards[w0] = 0.0
             apply_nb(work, w0, a, params, cards, lay)
-            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2)
+            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2, leaf, leaf_w, f)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
@@ -149,19 +220,19 @@ def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, ep
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_range_nb(src, games, lo, hi, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
-                    ids, mask2, ids2, cnt, out):
+                    ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
     for j in range(lo, hi):
         out[j] = search_one_nb(src, games[j], params, cards, lay, work, j, budget, oracle, seeds[j], eps_milli,
-                               max_plies, mask[j], ids[j], mask2[j], ids2[j], cnt[j])
+                               max_plies, mask[j], ids[j], mask2[j], ids2[j], cnt[j], leaf, leaf_w, feat[j])
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_search_nb(nchunks, src, games, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
-                    ids, mask2, ids2, cnt, out):
+                    ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
     """Search the decisions of games[j] (one work row each), in chunks over the threads."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
         search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, cards, lay, work, budget, oracle, seeds,
-                        eps_milli, max_plies, mask, ids, mask2, ids2, cnt, out)
+                        eps_milli, max_plies, mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out)

@@ -63,3 +63,19 @@ def test_the_engine_profile_re_derives_the_engines_own_masks(ruleset):
 
     res = profile(ruleset, 64, 1, iters=3, rounds=1)  # it asserts the re-derived masks equal the engine's
     assert set(COLUMNS) <= set(res) and all(res[c] > 0 for c in ("step", "legal", "observe", "sample"))
+
+
+def test_search_cost_times_every_agent_on_the_same_states(capsys):
+    """``benchmarks.search_cost``: each agent decides the same early-play states (the game moved on by expert), so
+    every agent has one time per state; the last column is the deals' median over ``machine_slowdown()``."""
+    from benchmarks import search_cost as S
+
+    rows = S.main(["--ruleset", "core", "--agents", "search:budget=8,search:budget=32+max_plies=4+leaf=value",
+                   "--seeds", "3,4", "--decisions", "3"])
+    assert list(rows) == ["search:budget=8", "search:budget=32+max_plies=4+leaf=value"]
+    slow = float(capsys.readouterr().out.split("machine_slowdown(): ")[1].split()[0])
+    for row in rows.values():
+        assert row["decisions"] == 6 and 0 < row["median"] <= row["p90"]
+        assert row["reference"] == pytest.approx(row["deal_median"] / slow, rel=0.01)
+    with pytest.raises(SystemExit, match="omg has no setup"):
+        S.main(["--ruleset", "omg"])

@@ -10,9 +10,11 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 | core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end with 20% random moves, ``eps=0.2``), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then ``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 [+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and ``eps=0`` -0.208 [-0.295, -0.122] on the first 32) |
 | fatality at 4 players with ``time_budget`` of at least 25 ms | ``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms) | ``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): +0.078 [+0.007, +0.149] (128 deals, seed 316) |
 | core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions and valued by the fitted leaf (``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, 2,014 at 10 ms) | ``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, +0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 deals), at a little more cost |
-| core below 5 ms; fatality, south_african at 4 players, any smaller budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
+| fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` buys (640 at 5 ms, 1,280 at 10 ms) | ``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, +0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 decisions, ``eps`` 0.1 to 0.4) |
+| og at 4 players with ``time_budget`` from 10 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms) | ``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, +0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); ``search:budget=1024`` on the same deals +0.057 [+0.006, +0.109] |
+| core and fatality below 5 ms; south_african at 4 players, any budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
 | og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
-| og at 4 players, any smaller budget (the default 10 ms) | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
+| og at 4 players below 10 ms | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
 | omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
 | the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
 
@@ -37,7 +39,12 @@ took 26 to 36 ms there), and a smaller budget keeps ``ppo``. core's cut search (
 the same states), 1,024 rollouts cut after 12 decisions took 6.94 ms at the median where the full
 ``search:budget=1024+eps=0.2`` took 34.15 (this machine had become slower again), so on the constants' scale (the
 full search's 1,024 in 25 ms) a cut rollout costs 25 ms x 6.94 / 34.15 / 1,024 = 4.96 microseconds and 5 ms buys
-1,007 (``SECONDS_PER_LEAF_ROLLOUT``). Its leaf weights exist for core only (``experiments/fit_leaf.py``). guided:
+1,007 (``SECONDS_PER_LEAF_ROLLOUT``). fatality's and og's the same way, ``python -m benchmarks.search_cost`` (deals
+3 to 6, idle machine, each cut search beside its ruleset's full search): fatality's 1,024 rollouts cut after 16
+decisions took 6.37 ms where ``search:budget=1024+eps=0.2`` took 20.21 (an earlier run with ``eps=0.2``: 5.46 and
+18.33), so 5 ms buys 650 (687); the 640 that were selected were kept. og's 1,024 cut after 12 decisions took 4.81
+ms where ``search:budget=1024`` took 13.89, so 10 ms buys about 1,180; the 1,060 selected were kept. The leaf
+weights exist for core, fatality and og (``experiments/fit_leaf.py``); south_african has none. guided:
 ``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
 core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
 moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
@@ -86,14 +93,17 @@ GUIDED_RULESETS = ("core", "fatality", "south_african")
 SEARCH_RULESETS = ("core", "og", "fatality")
 #: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
 SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
-#: the palace rulesets whose champion below the full search's budget is ``search`` with rollouts cut at
-#: ``max_plies`` and valued by the fitted leaf (``leaf=value``; its weights exist for core only)
-LEAF_RULESETS = ("core",)
-LEAF_SEARCH = {"eps": 0.2, "max_plies": 12, "leaf": "value"}
-#: a cut rollout's cost: 1,024 took 6.94 ms where the full search's 1,024 took 34.15 (see the module docstring)
-SECONDS_PER_LEAF_ROLLOUT = 0.005 / 1007
-#: the fewest rollouts the cut search takes: the size measured ahead of ``search:budget=256`` (5 ms)
-MIN_LEAF_ROLLOUTS = 1007
+#: the palace rulesets whose champion from ``MIN_LEAF_TIME`` to below the full search's budget is ``search`` with
+#: rollouts cut at ``max_plies`` decisions and valued by the fitted leaf (``leaf=value``; the weights of
+#: ``experiments/fit_leaf.py``), and its settings
+LEAF_SEARCH = {"core": {"eps": 0.2, "max_plies": 12, "leaf": "value"},
+               "fatality": {"eps": 0.3, "max_plies": 16, "leaf": "value"},
+               "og": {"eps": 0.4, "max_plies": 12, "leaf": "value"}}
+#: a cut rollout's cost on the constants' machine (``python -m benchmarks.search_cost``; the module docstring)
+SECONDS_PER_LEAF_ROLLOUT = {"core": 0.005 / 1007, "fatality": 0.005 / 640, "og": 0.01 / 1060}
+#: the smallest ``time_budget`` at which the cut search was measured ahead of ``search:budget=256``; below it the
+#: ruleset's next champion plays
+MIN_LEAF_TIME = {"core": 0.005, "fatality": 0.005, "og": 0.01}
 
 
 #: ``reference_workload``'s seconds on the machine the constants above describe (see the module docstring)
@@ -139,9 +149,10 @@ def search_budget(ruleset: str, time_budget: float) -> int:
     return max(16, int(time_budget / SECONDS_PER_ROLLOUT[ruleset]))
 
 
-def leaf_budget(time_budget: float) -> int:
-    """The cut rollouts (``LEAF_SEARCH``) a leaf-search champion spends per decision within ``time_budget``."""
-    return int(round(time_budget / SECONDS_PER_LEAF_ROLLOUT, 6))
+def leaf_budget(ruleset: str, time_budget: float) -> int:
+    """The cut rollouts (``LEAF_SEARCH``) a leaf-search champion of ``ruleset`` spends per decision within
+    ``time_budget`` seconds."""
+    return int(round(time_budget / SECONDS_PER_LEAF_ROLLOUT[ruleset], 6))
 
 
 def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
@@ -169,8 +180,8 @@ class ChampionAgent(Agent):
         searched = self._like(SEARCH_RULESETS, ruleset, **options) if num_players == 4 else None
         if searched and search_budget(searched, time_budget) < MIN_SEARCH_ROLLOUTS:
             searched = None  # too little time for the search measured ahead of guided
-        cut = self._like(LEAF_RULESETS, ruleset, **options) if num_players == 4 and not searched else None
-        if cut and leaf_budget(time_budget) < MIN_LEAF_ROLLOUTS:
+        cut = self._like(tuple(LEAF_SEARCH), ruleset, **options) if num_players == 4 and not searched else None
+        if cut and time_budget < MIN_LEAF_TIME[cut]:
             cut = None  # too little time for the cut search measured ahead of search:256
         if ruleset == "omg":
             self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
@@ -182,10 +193,10 @@ class ChampionAgent(Agent):
                                      **({} if eps is None else {"eps": eps}), **options)
             self.chosen = f"search:budget={self.inner.budget}" + ("" if eps is None else f"+eps={eps}")
         elif cut:
-            self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=leaf_budget(time_budget),
-                                     **LEAF_SEARCH, **options)
+            self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=leaf_budget(cut, time_budget),
+                                     **LEAF_SEARCH[cut], **options)
             self.chosen = f"search:budget={self.inner.budget}" + "".join(
-                f"+{k}={v}" for k, v in LEAF_SEARCH.items())
+                f"+{k}={v}" for k, v in LEAF_SEARCH[cut].items())
         elif has_checkpoint(ruleset, num_players, **options) and self._like(GUIDED_RULESETS, ruleset, **options):
             from agents.guided import GuidedSearchAgent
 

@@ -9,14 +9,21 @@ import pytest
 import agents
 import shedders
 from agents.base import act_in
-from agents.champion import (MAX_WORLDS, MIN_LEAF_ROLLOUTS, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD, leaf_budget,
-                             machine_slowdown, search_budget)
+from agents.champion import (LEAF_SEARCH, MAX_WORLDS, MIN_LEAF_TIME, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD,
+                             leaf_budget, machine_slowdown, search_budget)
 from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
-LEAF = f"search:budget={leaf_budget(0.01)}+eps=0.2+max_plies=12+leaf=value"  # core's at the default 10 ms
-CHOSEN = {"og": "ppo", "fatality": "guided:worlds=16", "core": LEAF, "south_african": "guided:worlds=16",
-          "house": LEAF}
+
+
+def cut(ruleset, time_budget=0.01):
+    """The cut search with the fitted leaf that ``ruleset``'s champion plays at ``time_budget``."""
+    return f"search:budget={leaf_budget(ruleset, time_budget)}" + "".join(
+        f"+{k}={v}" for k, v in LEAF_SEARCH[ruleset].items())
+
+
+CHOSEN = {"og": cut("og"), "fatality": cut("fatality"), "core": cut("core"), "south_african": "guided:worlds=16",
+          "house": cut("core")}
 
 
 def slowdown() -> float:
@@ -77,10 +84,10 @@ def test_the_time_budget_buys_the_guided_champion_its_worlds():
 def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(ruleset):
     """core's, og's and fatality's search champion takes 1,024 rollouts or more (the size measured ahead of guided
     in core and fatality, of ppo in og), and only a budget that pays for them at early play's rollout cost gets it
-    (below it core's is the cut search); core's and fatality's roll out with 20% random moves (chosen ahead of
-    search's default 10%)."""
+    (below it the cut search with the fitted leaf plays); core's and fatality's roll out with 20% random moves
+    (chosen ahead of search's default 10%)."""
     below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.024).chosen
-    assert below.partition(":")[0] == CHOSEN[ruleset].partition(":")[0]  # guided (more worlds), or ppo in og
+    assert below == cut(ruleset, 0.024)
     if ruleset == "core":
         assert (agents.make("champion", ruleset="house", num_players=4, time_budget=0.025).chosen
                 == "search:budget=1024+eps=0.2")
@@ -94,22 +101,31 @@ def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(
     assert np.median(times[3:]) <= 1.5 * 0.025 * slow and np.percentile(times[3:], 90) <= 2 * 0.025 * slow
 
 
-def test_a_budget_of_5_ms_buys_core_the_cut_search_with_the_fitted_leaf_within_that_budget():
-    """From 5 ms (and below the full search's 25 ms) core's champion is ``search`` with rollouts cut after 12
-    decisions and valued by the fitted leaf (``leaf=value``), as many as the budget buys at a cut rollout's cost;
-    below 5 ms it stays guided, and the rulesets without fitted leaf weights keep their champions."""
-    assert leaf_budget(0.005) == MIN_LEAF_ROLLOUTS == 1007
-    assert agents.make("champion", ruleset="core", num_players=4, time_budget=0.0049).chosen.startswith("guided:")
-    for ruleset in ("fatality", "south_african"):
-        assert agents.make("champion", ruleset=ruleset, num_players=4, time_budget=0.005).chosen.startswith("guided:")
+@pytest.mark.parametrize("ruleset", ["core", "fatality", "og"])
+def test_a_budget_from_the_measured_size_buys_the_cut_search_with_the_fitted_leaf_within_that_budget(ruleset):
+    """From the smallest budget measured (5 ms in core and fatality, 10 ms in og) to below the full search's 25 ms,
+    the champion is ``search`` with rollouts cut after ``max_plies`` decisions and valued by the fitted leaf
+    (``leaf=value``), as many as the budget buys at the ruleset's cut-rollout cost; below it the next champion plays
+    (guided, or ppo in og); south_african and house with other rules keep theirs."""
+    least = MIN_LEAF_TIME[ruleset]
+    below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=least - 1e-4).chosen
+    assert below.startswith("ppo" if ruleset == "og" else "guided:")
+    assert agents.make("champion", ruleset="south_african", num_players=4, time_budget=0.005).chosen.startswith(
+        "guided:")
     assert agents.make("champion", ruleset="house", num_players=4, rules={"jokers": True}).chosen == "expert"
-    champ = agents.make("champion", ruleset="core", num_players=4, seed=0, time_budget=0.005)
-    assert champ.chosen == "search:budget=1007+eps=0.2+max_plies=12+leaf=value"
-    assert (champ.inner.budget, champ.inner.max_plies, champ.inner.leaf, champ.inner.eps_milli) == (1007, 12, "value",
-                                                                                                   200)
+    champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0, time_budget=least)
+    settings = LEAF_SEARCH[ruleset]
+    assert champ.chosen == cut(ruleset, least)
+    assert (champ.inner.budget, champ.inner.max_plies, champ.inner.leaf, champ.inner.eps_milli) == (
+        leaf_budget(ruleset, least), settings["max_plies"], "value", round(1000 * settings["eps"]))
     slow = slowdown()
-    _, times = decisions(champ, "core", 4, after_setup=True)
-    assert np.median(times[3:]) <= 1.5 * 0.005 * slow and np.percentile(times[3:], 90) <= 2 * 0.005 * slow
+    _, times = decisions(champ, ruleset, 4, after_setup=True)
+    assert np.median(times[3:]) <= 1.5 * least * slow and np.percentile(times[3:], 90) <= 2 * least * slow
+
+
+def test_cut_search_budgets_are_the_sizes_measured():
+    """The cut-search sizes played on the selection and fresh deals (experiments/RESULTS.md)."""
+    assert leaf_budget("core", 0.005) == 1007 and leaf_budget("core", 0.01) == 2014
 
 
 def test_the_champion_is_reproducible_from_its_seed():

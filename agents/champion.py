@@ -15,13 +15,16 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 | core and fatality below 5 ms; south_african at 4 players, any budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
 | og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
 | og at 4 players below 10 ms | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
-| omg, any player count | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
+| omg at 4 players (the shipped deck) | ``search`` without random moves in its rollouts and the fitted leaf (``eps=0.0+leaf=value``, the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as ``time_budget`` buys (833 at 10 ms) | ``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 [-0.027, +0.033] (seed 365) |
+| omg at other player counts, or another deck | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
 | the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
 
 ``time_budget`` (seconds per decision at batch 1 on the 2-core machine this project is measured on) sets what a
 search champion may spend. omg: ``int(time_budget / SECONDS_PER_ROLLOUT)`` rollouts; omg's rollout (16 decisions of
 expert) was measured at 8.5 microseconds (median over a game's decisions at 1,250 rollouts) and 9.9 at the 90th
-percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. core: a full greedy rollout
+percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. The fitted leaf without random
+moves cost 1.15 times as much on the same states (``python -m benchmarks.search_cost --ruleset omg``: 16.32 ms
+against 14.21 at 833 rollouts, under load), about 9.8 microseconds a rollout, still inside the 12. core: a full greedy rollout
 is dearest early in play, where the whole game is still ahead: ``search:budget=1024`` took 19 to 26 ms a decision over
 the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
 the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
@@ -106,6 +109,23 @@ SECONDS_PER_LEAF_ROLLOUT = {"core": 0.005 / 1007, "fatality": 0.005 / 640, "og":
 MIN_LEAF_TIME = {"core": 0.005, "fatality": 0.005, "og": 0.01}
 
 
+#: omg's champion where fitted leaf weights play its table (4 players, the shipped deck): no random moves in the
+#: rollouts and the fitted model of who wins at their cut (elsewhere omg's search with its defaults)
+OMG_LEAF_SEARCH = {"eps": 0.0, "leaf": "value"}
+
+
+def has_leaf(ruleset: str, num_players: int, **options) -> bool:
+    """Whether committed leaf weights (``leaf=value``) play this omg table."""
+    from agents.search import leaf_model
+    from shedders.engine.search.omg_search import LEAF_FEATURES
+
+    try:
+        leaf_model(ruleset, num_players, LEAF_FEATURES, OmgSearchAgent.leaf_models, **options)
+    except ValueError:
+        return False
+    return True
+
+
 #: ``reference_workload``'s seconds on the machine the constants above describe (see the module docstring)
 REFERENCE_SECONDS = 0.0161
 
@@ -184,9 +204,10 @@ class ChampionAgent(Agent):
         if cut and time_budget < MIN_LEAF_TIME[cut]:
             cut = None  # too little time for the cut search measured ahead of search:256
         if ruleset == "omg":
+            settings = OMG_LEAF_SEARCH if has_leaf(ruleset, num_players, **options) else {}
             self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
-                                        **options)
-            self.chosen = f"search:budget={self.inner.budget}"
+                                        **settings, **options)
+            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in settings.items())
         elif searched:
             eps = SEARCH_EPS.get(searched)
             self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=search_budget(searched, time_budget),

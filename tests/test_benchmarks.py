@@ -77,5 +77,6 @@ def test_search_cost_times_every_agent_on_the_same_states(capsys):
     for row in rows.values():
         assert row["decisions"] == 6 and 0 < row["median"] <= row["p90"]
         assert row["reference"] == pytest.approx(row["deal_median"] / slow, rel=0.01)
-    with pytest.raises(SystemExit, match="omg has no setup"):
-        S.main(["--ruleset", "omg"])
+    omg = S.main(["--ruleset", "omg", "--agents", "search:budget=8,search:budget=8+leaf=value", "--seeds", "3",
+                  "--decisions", "4"])  # no setup: from the first decision
+    assert [row["decisions"] for row in omg.values()] == [4, 4]

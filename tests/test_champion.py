@@ -53,7 +53,7 @@ def decisions(agent, ruleset, n, games=40, seed=3, after_setup=False):
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_the_champion_plays_only_legal_actions_within_its_time_budget(ruleset):
     champ = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
-    assert champ.chosen == CHOSEN.get(ruleset, f"search:budget={search_budget('omg', 0.01)}")
+    assert champ.chosen == CHOSEN.get(ruleset, f"search:budget={search_budget('omg', 0.01)}+eps=0.0+leaf=value")
     slow = slowdown()
     _, times = decisions(champ, ruleset, 4, after_setup=ruleset != "omg")
     # the budget is what a decision may cost at batch 1 on the measured machine (here: times its slowdown); 1.5x
@@ -132,6 +132,23 @@ def test_the_champion_is_reproducible_from_its_seed():
     a = decisions(agents.make("champion", ruleset="omg", num_players=3, seed=5, time_budget=0.002), "omg", 3)[0]
     b = decisions(agents.make("champion", ruleset="omg", num_players=3, seed=5, time_budget=0.002), "omg", 3)[0]
     assert a == b
+
+
+def test_omgs_champion_uses_the_fitted_leaf_where_its_weights_play_the_table(tmp_path):
+    """omg's champion at 4 players rolls out without random moves and values the cut by the fitted model of who wins
+    (the weights are for 4 players and the shipped deck); at other player counts, or on another deck, it is omg's
+    search with its defaults."""
+    from shedders.rules.omg import DEFAULT_DECK
+
+    champ = agents.make("champion", ruleset="omg", num_players=4)
+    assert (champ.inner.leaf, champ.inner.eps_milli, champ.inner.budget) == ("value", 0, search_budget("omg", 0.01))
+    assert agents.make("champion", ruleset="omg", num_players=3).chosen == f"search:budget={search_budget('omg', 0.01)}"
+    lines = DEFAULT_DECK.read_text().splitlines()
+    swap = next(i for i, line in enumerate(lines) if line.endswith(",1"))
+    lines[swap] = lines[swap][:-1] + "0"
+    (tmp_path / "deck.csv").write_text("\n".join(lines) + "\n")
+    other = agents.make("champion", ruleset="omg", num_players=4, deck=str(tmp_path / "deck.csv"))
+    assert other.chosen == f"search:budget={search_budget('omg', 0.01)}" and other.inner.leaf == "none"
 
 
 def test_other_tables_fall_back_to_the_best_agent_available():

@@ -36,8 +36,10 @@ game (the players still in go out by the cards they hold in every zone, fewest f
 model of who loses (core-family rewards) or of the whole finishing order (fatality's rewards for every place; a
 Plackett-Luce model, the seat to go out next drawn by weight, the value exact over the orders left), whichever
 ``agents/checkpoints/leaf-<ruleset>-<n>p.json`` holds (fitted by ``python -m experiments.fit_leaf``), which
-lets a short ``max_plies`` stand for the rest of the game at a fraction of its cost (core's champion from 5 ms:
-``max_plies=12+leaf=value``); ``eps`` is the rollouts' share of uniformly random moves.
+lets a short ``max_plies`` stand for the rest of the game at a fraction of its cost (the champions of core and
+fatality from 5 ms, og's from 10 ms: ``max_plies=12+leaf=value``, ``max_plies=16``, ``max_plies=12``; weights are
+committed for core, fatality and og at 4 players, and omg's search has a ``leaf=value`` of its own);
+``eps`` is the rollouts' share of uniformly random moves.
 
 ``select`` spreads the rollouts over the legal actions: ``"uniform"`` (the default, as above) tries each in
 ``budget // legal`` worlds; ``"halving"`` runs sequential halving (Karnin, Koren and Somekh, ICML 2013): the

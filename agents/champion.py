@@ -11,9 +11,8 @@ core's search, the 200 deals of seed 306) and measured on fresh ones (``experime
 | fatality at 4 players with ``time_budget`` of at least 25 ms | ``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms) | ``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): +0.078 [+0.007, +0.149] (128 deals, seed 316) |
 | core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions and valued by the fitted leaf (``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, 2,014 at 10 ms) | ``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, +0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 deals), at a little more cost |
 | fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` buys (640 at 5 ms, 1,280 at 10 ms) | ``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, +0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 decisions, ``eps`` 0.1 to 0.4) |
-| og at 4 players with ``time_budget`` from 10 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms) | ``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, +0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); ``search:budget=1024`` on the same deals +0.057 [+0.006, +0.109] |
+| og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms, 2,650 at 25 ms) | ``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, +0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); ``search:budget=1024`` on the same deals +0.057 [+0.006, +0.109]; at 25 ms, ``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 [+0.006, +0.109] (128 deals, seed 201) |
 | core and fatality below 5 ms; south_african at 4 players, any budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
-| og at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - ppo: +0.099 [+0.050, +0.148] (128 deals, seed 201) |
 | og at 4 players below 10 ms | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
 | omg at 4 players (the shipped deck) | ``search`` without random moves in its rollouts and the fitted leaf (``eps=0.0+leaf=value``, the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as ``time_budget`` buys (833 at 10 ms) | ``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 [-0.027, +0.033] (seed 365) |
 | omg at other player counts, or another deck | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
@@ -35,9 +34,10 @@ after the other), fatality's search took 24.7 ms at the median of the four games
 (this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Core's
 20% random moves (``eps=0.2``) cost little early in play (25.0 ms against 22.6 at the median of the first 40
 decisions after setup of seeds 3 to 6, one thread) but lengthen the late rollouts: over whole games its 90th
-percentile was 33 ms (``experiments/RESULTS.md``). og: the same constant (``search:budget=1024`` took 21 to 30 ms
-at the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run; core's
-took 26 to 36 ms there), and a smaller budget keeps ``ppo``. core's cut search (``LEAF_SEARCH``): over the first
+percentile was 33 ms (``experiments/RESULTS.md``). (og's champion at 25 ms was this full search until the cut search
+was measured ahead of it there; og's full rollouts cost less than core's: ``search:budget=1024`` took 21 to 30 ms at
+the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run, where core's
+took 26 to 36 ms.) core's cut search (``LEAF_SEARCH``): over the first
 40 decisions after setup of core deals 3 to 6 (one thread, idle machine, the searches timed one after another on
 the same states), 1,024 rollouts cut after 12 decisions took 6.94 ms at the median where the full
 ``search:budget=1024+eps=0.2`` took 34.15 (this machine had become slower again), so on the constants' scale (the
@@ -80,9 +80,9 @@ from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
 
-# a search champion's rollout cost, for its budget (see the module docstring); core's, og's and fatality's: 1,024
+# a search champion's rollout cost, for its budget (see the module docstring); core's and fatality's: 1,024
 # rollouts in 25 ms
-SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "og": 0.025 / 1024, "fatality": 0.025 / 1024}
+SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "fatality": 0.025 / 1024}
 #: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
 MIN_SEARCH_ROLLOUTS = 1024
 SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
@@ -93,10 +93,11 @@ DEFAULT_TIME_BUDGET = 0.01
 #: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
 GUIDED_RULESETS = ("core", "fatality", "south_african")
 #: the palace rulesets whose champion is ``search`` once ``time_budget`` buys it ``MIN_SEARCH_ROLLOUTS`` rollouts
-SEARCH_RULESETS = ("core", "og", "fatality")
+SEARCH_RULESETS = ("core", "fatality")
 #: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
 SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
-#: the palace rulesets whose champion from ``MIN_LEAF_TIME`` to below the full search's budget is ``search`` with
+#: the palace rulesets whose champion from ``MIN_LEAF_TIME`` to below the full search's budget (og: at any larger
+#: budget) is ``search`` with
 #: rollouts cut at ``max_plies`` decisions and valued by the fitted leaf (``leaf=value``; the weights of
 #: ``experiments/fit_leaf.py``), and its settings
 LEAF_SEARCH = {"core": {"eps": 0.2, "max_plies": 12, "leaf": "value"},

@@ -93,6 +93,33 @@ def parse(argv=None) -> argparse.Namespace:
     return a
 
 
+def draw_states(n: int, seed: int, progress: bool, picks, deal, advance, record) -> None:
+    """The sampling loop both engines share: each deal (``deal(rng)``, into work row 0) is played on to the decisions
+    ``picks(rng)`` (``advance(plies)``: "over" when the game ended, "skip" for a state not to sample, else "on");
+    at each, ``record(i, rng)`` rolls a copy out to its end and stores state i's features and target, or returns
+    False (that rollout did not finish)."""
+    from tqdm import tqdm
+
+    rng = np.random.default_rng(seed)
+    i = 0
+    bar = tqdm(total=n, disable=not progress, desc=f"states (seed {seed})", unit="state")
+    while i < n:
+        deal(rng)
+        done = 0
+        for at in picks(rng):
+            reached = advance(int(at - done))
+            done = at
+            if reached == "over":
+                break
+            if reached == "skip" or not record(i, rng):
+                continue
+            i += 1
+            bar.update(1)
+            if i == n:
+                break
+    bar.close()
+
+
 def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies: int, progress: bool):
     """(features (n, players, F), still in (n, players), order (n, players)) from states of rollout-policy games:
     ``order[i]`` lists the seats still in at state i in the order they went out in its target rollout, -1 past the
@@ -101,49 +128,42 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     import shedders
     from shedders.engine.palace import layout as K
     from shedders.engine.search import palace_search as KS
-    from tqdm import tqdm
 
     vg = shedders.VectorGame(ruleset, 1, players, seed=seed, autoreset=False)
     work = K.alloc_state(2, players, vg.rules.num_cards)
     mask, ids = np.zeros(K.N_ACTIONS, np.int8), np.zeros(K.N_ACTIONS, np.int16)
     obs, off = np.zeros(K.observation_size(players), np.int8), agents.search.expert_offsets(players)
     eps_milli = int(round(eps * 1000))
-    rng = np.random.default_rng(seed)
     x = np.zeros((n, players, KS.LEAF_FEATURES), np.float32)
     alive = np.zeros((n, players), bool)
     order = np.full((n, players), -1, np.int64)
     f = np.zeros(KS.LEAF_FEATURES)
-    i = 0
-    bar = tqdm(total=n, disable=not progress, desc=f"states (seed {seed})", unit="state")
-    while i < n:
+
+    def deal(rng):
         vg.reset(seeds=rng.integers(0, 2**62, size=1).astype(np.uint64))
         KS.copy_game_nb(vg.state, 0, work, 0)
-        done = 0
-        for at in np.sort(rng.choice(np.arange(4, 300), size=6, replace=False)):
-            KS.rollout_nb(work, 0, 0, vg.params, eps_milli, int(at - done), KS.LEAF_NONE, f, mask, ids, 0, 0, obs,
-                          off)
-            done = at
-            if work.phase[0] == K.PH_OVER:
-                break
-            if work.phase[0] == K.PH_SETUP:
-                continue
-            KS.copy_game_nb(work, 0, work, 1)
-            work.rng[1] = np.uint64(rng.integers(0, 2**62))
-            KS.rollout_nb(work, 1, 0, vg.params, eps_milli, max_plies, KS.LEAF_NONE, f, mask, ids, 0, 0, obs, off)
-            if work.phase[1] != K.PH_OVER or not work.terminated[1]:
-                continue
-            for q in range(players):
-                KS.leaf_features_nb(work, 0, q, f)
-                x[i, q] = f
-            alive[i] = work.finished[0] == 0
-            left = np.flatnonzero(work.finished[1] == 0)  # one: the loser; og: the seats the winner ended
-            outs = list(work.placing[1, work.n_out[0]:work.n_out[1]]) + (list(left) if len(left) == 1 else [])
-            order[i, :len(outs)] = outs
-            i += 1
-            bar.update(1)
-            if i == n:
-                break
-    bar.close()
+
+    def advance(plies):
+        KS.rollout_nb(work, 0, 0, vg.params, eps_milli, plies, KS.LEAF_NONE, f, mask, ids, 0, 0, obs, off)
+        return "over" if work.phase[0] == K.PH_OVER else "skip" if work.phase[0] == K.PH_SETUP else "on"
+
+    def record(i, rng):
+        KS.copy_game_nb(work, 0, work, 1)
+        work.rng[1] = np.uint64(rng.integers(0, 2**62))
+        KS.rollout_nb(work, 1, 0, vg.params, eps_milli, max_plies, KS.LEAF_NONE, f, mask, ids, 0, 0, obs, off)
+        if work.phase[1] != K.PH_OVER or not work.terminated[1]:
+            return False
+        for q in range(players):
+            KS.leaf_features_nb(work, 0, q, f)
+            x[i, q] = f
+        alive[i] = work.finished[0] == 0
+        left = np.flatnonzero(work.finished[1] == 0)  # one: the loser; og: the seats the winner ended
+        outs = list(work.placing[1, work.n_out[0]:work.n_out[1]]) + (list(left) if len(left) == 1 else [])
+        order[i, :len(outs)] = outs
+        return True
+
+    draw_states(n, seed, progress, lambda rng: np.sort(rng.choice(np.arange(4, 300), size=6, replace=False)), deal,
+                advance, record)
     return x, alive, order
 
 
@@ -154,7 +174,6 @@ def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, prog
     import shedders
     from shedders.engine.omg import layout as O
     from shedders.engine.search import omg_search as OS
-    from tqdm import tqdm
 
     vg = shedders.VectorGame("omg", 1, players, seed=seed, autoreset=False)
     deck = vg.rules.deck
@@ -164,35 +183,31 @@ def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, prog
     mask, ids = np.zeros(na, np.int8), np.zeros(na, np.int16)
     w0, f = np.zeros(OS.LEAF_FEATURES), np.zeros(OS.LEAF_FEATURES)
     eps_milli = int(round(eps * 1000))
-    rng = np.random.default_rng(seed)
     x = np.zeros((n, players, OS.LEAF_FEATURES), np.float32)
     order = np.full((n, players), -1, np.int64)
-    i = 0
-    bar = tqdm(total=n, disable=not progress, desc=f"states (seed {seed})", unit="state")
-    while i < n:
+
+    def deal(rng):
         vg.reset(seeds=rng.integers(0, 2**62, size=1).astype(np.uint64))
         OS.copy_game_nb(vg.state, 0, work, 0)
-        done = 0
-        for at in np.sort(rng.choice(np.arange(1, 81), size=3, replace=False)):
-            OS.rollout_nb(work, 0, 0, vg.params, cards, lay, eps_milli, int(at - done), mask, ids, OS.LEAF_HANDS,
-                          w0, f)
-            done = at
-            if work.phase[0] == O.PH_OVER:
-                break
-            OS.copy_game_nb(work, 0, work, 1)
-            work.rng[1] = np.uint64(rng.integers(0, 2**62))
-            OS.rollout_nb(work, 1, 0, vg.params, cards, lay, eps_milli, max_plies, mask, ids, OS.LEAF_HANDS, w0, f)
-            if work.phase[1] != O.PH_OVER or not work.terminated[1]:
-                continue
-            for q in range(players):
-                OS.leaf_features_nb(work, 0, q, vg.params, cards, f)
-                x[i, q] = f
-            order[i, 0] = work.winner[1]
-            i += 1
-            bar.update(1)
-            if i == n:
-                break
-    bar.close()
+
+    def advance(plies):
+        OS.rollout_nb(work, 0, 0, vg.params, cards, lay, eps_milli, plies, mask, ids, OS.LEAF_HANDS, w0, f)
+        return "over" if work.phase[0] == O.PH_OVER else "on"
+
+    def record(i, rng):
+        OS.copy_game_nb(work, 0, work, 1)
+        work.rng[1] = np.uint64(rng.integers(0, 2**62))
+        OS.rollout_nb(work, 1, 0, vg.params, cards, lay, eps_milli, max_plies, mask, ids, OS.LEAF_HANDS, w0, f)
+        if work.phase[1] != O.PH_OVER or not work.terminated[1]:
+            return False
+        for q in range(players):
+            OS.leaf_features_nb(work, 0, q, vg.params, cards, f)
+            x[i, q] = f
+        order[i, 0] = work.winner[1]
+        return True
+
+    draw_states(n, seed, progress, lambda rng: np.sort(rng.choice(np.arange(1, 81), size=3, replace=False)), deal,
+                advance, record)
     return x, np.ones((n, players), bool), order
 
 

@@ -515,6 +515,20 @@ def test_search_leaf_value_takes_its_model_from_the_weights_file_and_refuses_an_
         agents.make("search", "core", 4, leaf="value")
 
 
+def game_in_play(ruleset, n, seed, plies):
+    """One game of ``n`` seats after up to ``plies`` random legal steps; hypothesis drops the example if it ended."""
+    from shedders.engine import palace as K
+
+    vg = shedders.VectorGame(ruleset, 1, n, seed=seed, autoreset=False)
+    vg.reset()
+    for _ in range(plies):
+        if vg.state.phase[0] == K.PH_OVER:
+            break
+        vg.step(vg.sample_legal())
+    assume(vg.state.phase[0] != K.PH_OVER)
+    return vg
+
+
 def orders_expected_reward(e, alive, viewer, n_out, n, reward):
     """The viewer's expected reward by brute force: every order of the seats still in, each with its
     Plackett-Luce probability (the next out drawn by weight ``e`` among those left), the viewer's place priced by
@@ -546,13 +560,7 @@ def test_search_leaf_order_is_the_plackett_luce_models_expected_place_reward(rul
 
     n = min(players, 5) if ruleset == "core" else players
     rng = np.random.default_rng(seed)
-    vg = shedders.VectorGame(ruleset, 1, n, seed=seed, autoreset=False)
-    vg.reset()
-    for _ in range(plies):
-        if vg.state.phase[0] == K.PH_OVER:
-            break
-        vg.step(vg.sample_legal())
-    assume(vg.state.phase[0] != K.PH_OVER)
+    vg = game_in_play(ruleset, n, seed, plies)
     w = rng.normal(0, 0.3, KS.LEAF_FEATURES)
     scores = np.array([KS.leaf_score_nb(vg.state, 0, q, w) for q in range(n)])
     alive = vg.state.finished[0] == 0
@@ -603,17 +611,10 @@ def test_search_leaf_value_is_the_fitted_models_expected_reward(seed, plies):
     (leaf_features_nb) dotted with the weights; its value is 1/(N-1) for going out minus 1 for losing, weighted by
     the softmax over the seats still in, so the values of all seats sum to what is left to share ((k-1)/(N-1) - 1
     with k seats in) and a seat already out gets nothing more."""
-    from shedders.engine import palace as K
     from shedders.engine.search import palace_search as KS
 
     rng = np.random.default_rng(seed)
-    vg = shedders.VectorGame("core", 1, 4, seed=seed, autoreset=False)
-    vg.reset()
-    for _ in range(plies):
-        if vg.state.phase[0] == K.PH_OVER:
-            break
-        vg.step(vg.sample_legal())
-    assume(vg.state.phase[0] != K.PH_OVER)
+    vg = game_in_play("core", 4, seed, plies)
     w = rng.normal(0, 0.3, KS.LEAF_FEATURES)
     f = np.zeros(KS.LEAF_FEATURES)
     scores = []

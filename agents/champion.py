@@ -97,9 +97,8 @@ SEARCH_RULESETS = ("core", "fatality")
 #: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
 SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
 #: the palace rulesets whose champion from ``MIN_LEAF_TIME`` to below the full search's budget (og: at any larger
-#: budget) is ``search`` with
-#: rollouts cut at ``max_plies`` decisions and valued by the fitted leaf (``leaf=value``; the weights of
-#: ``experiments/fit_leaf.py``), and its settings
+#: budget) is ``search`` with rollouts cut at ``max_plies`` decisions and valued by the fitted leaf
+#: (``leaf=value``; the weights of ``experiments/fit_leaf.py``), and its settings
 LEAF_SEARCH = {"core": {"eps": 0.2, "max_plies": 12, "leaf": "value"},
                "fatality": {"eps": 0.3, "max_plies": 16, "leaf": "value"},
                "og": {"eps": 0.4, "max_plies": 12, "leaf": "value"}}
@@ -108,8 +107,6 @@ SECONDS_PER_LEAF_ROLLOUT = {"core": 0.005 / 1007, "fatality": 0.005 / 640, "og":
 #: the smallest ``time_budget`` at which the cut search was measured ahead of ``search:budget=256``; below it the
 #: ruleset's next champion plays
 MIN_LEAF_TIME = {"core": 0.005, "fatality": 0.005, "og": 0.01}
-
-
 #: omg's champion where fitted leaf weights play its table (4 players, the shipped deck): no random moves in the
 #: rollouts and the fitted model of who wins at their cut (elsewhere omg's search with its defaults)
 OMG_LEAF_SEARCH = {"eps": 0.0, "leaf": "value"}

@@ -15,7 +15,6 @@ from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
 
-
 def cut(ruleset, time_budget=0.01):
     """The cut search with the fitted leaf that ``ruleset``'s champion plays at ``time_budget``."""
     return f"search:budget={leaf_budget(ruleset, time_budget)}" + "".join(

@@ -201,21 +201,19 @@ class ChampionAgent(Agent):
         cut = self._like(tuple(LEAF_SEARCH), ruleset, **options) if num_players == 4 and not searched else None
         if cut and time_budget < MIN_LEAF_TIME[cut]:
             cut = None  # too little time for the cut search measured ahead of search:256
+        search = None  # a search champion: its class, rollouts and settings
         if ruleset == "omg":
-            settings = OMG_LEAF_SEARCH if has_leaf(ruleset, num_players, **options) else {}
-            self.inner = OmgSearchAgent(ruleset, num_players, seed=seed, budget=search_budget(ruleset, time_budget),
-                                        **settings, **options)
-            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in settings.items())
+            search = (OmgSearchAgent, search_budget(ruleset, time_budget),
+                      OMG_LEAF_SEARCH if has_leaf(ruleset, num_players, **options) else {})
         elif searched:
-            eps = SEARCH_EPS.get(searched)
-            self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=search_budget(searched, time_budget),
-                                     **({} if eps is None else {"eps": eps}), **options)
-            self.chosen = f"search:budget={self.inner.budget}" + ("" if eps is None else f"+eps={eps}")
+            search = (SearchAgent, search_budget(searched, time_budget),
+                      {"eps": SEARCH_EPS[searched]} if searched in SEARCH_EPS else {})
         elif cut:
-            self.inner = SearchAgent(ruleset, num_players, seed=seed, budget=leaf_budget(cut, time_budget),
-                                     **LEAF_SEARCH[cut], **options)
-            self.chosen = f"search:budget={self.inner.budget}" + "".join(
-                f"+{k}={v}" for k, v in LEAF_SEARCH[cut].items())
+            search = SearchAgent, leaf_budget(cut, time_budget), LEAF_SEARCH[cut]
+        if search:
+            kind, budget, settings = search
+            self.inner = kind(ruleset, num_players, seed=seed, budget=budget, **settings, **options)
+            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in settings.items())
         elif has_checkpoint(ruleset, num_players, **options) and self._like(GUIDED_RULESETS, ruleset, **options):
             from agents.guided import GuidedSearchAgent
 

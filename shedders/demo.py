@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> dict:
         winner = st["placing"][0]
         outcome = f"winner: player_{winner} ({seat_kind[f'player_{winner}']})"
     else:
-        outcome = f"Shithead: player_{loser} ({seat_kind[f'player_{loser}']})"
+        last = "Shithead" if env.rules.shithead_shaming else "last"
+        outcome = f"{last}: player_{loser} ({seat_kind[f'player_{loser}']})"
     print(f"\nresult: out in order {['player_%d' % p for p in st['placing']]}, {outcome}, {moves} decisions")
     return result
 

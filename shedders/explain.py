@@ -91,7 +91,10 @@ def table_view_of(rules, state: dict, viewer: int | None, constraint: str, legal
     deciding in ``state`` (both are withheld from other viewers while a private window is open)."""
     v = view(rules, state, viewer)
     deciding = not v["over"] and (viewer is None or state["current_player"] == viewer)
-    v["constraint"] = constraint if deciding or v["family"] == "omg" else _waiting(v)
+    if v["over"]:
+        v["constraint"] = "the game is over"
+    else:
+        v["constraint"] = constraint if deciding or v["family"] == "omg" else _waiting(v)
     v["legal"] = [{"action": name, "label": action_label(rules, state, name)} for name in legal] if deciding else []
     v["window"] = _window(v) if v["family"] == "palace" and not v["over"] else None
     v["shithead"] = _shithead(rules, v)
@@ -99,7 +102,8 @@ def table_view_of(rules, state: dict, viewer: int | None, constraint: str, legal
 
 
 def _shithead(rules, v: dict) -> int | None:
-    if v["family"] != "palace" or not v["over"] or rules.name == "og":
+    """The finished game's loser, named only under the ``shithead_shaming`` prison rule."""
+    if v["family"] != "palace" or not v["over"] or not rules.shithead_shaming:
         return None
     left = [q for q in range(v["num_players"]) if q not in v["placing"]]
     return left[0] if len(left) == 1 else None
@@ -358,7 +362,8 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
             out.append(f"game over: {who(a['placing'][0], viewer)} {'win' if a['placing'][0] == viewer else 'wins'}"
                        if a["placing"] else "game over")
         elif len(left) == 1:
-            out.append(f"game over: {who(left[0], viewer)} {'are' if left[0] == viewer else 'is'} the Shithead")
+            last = "the Shithead" if getattr(rules, "shithead_shaming", False) else "last"
+            out.append(f"game over: {who(left[0], viewer)} {'are' if left[0] == viewer else 'is'} {last}")
         else:
             out.append("game over: the ply cap is reached")
         return out
@@ -542,8 +547,8 @@ RULES_SHORT = {
                 "player per 8. 10 burns and you play again. Four of a rank burns. Jokers stand for any rank. With "
                 "an empty hand you may pick up the pile with face-up cards of one rank. Last holding cards loses.",
     "core": "core: " + PALACE_COMMON + " 2 resets the pile. 5 mirrors the card beneath it. 7: next must play "
-            "under 7 (or a wild). 10 burns and you go again. Four of a rank burns. Last holding cards is the "
-            "Shithead.",
+            "under 7 (or a wild). 10 burns and you go again. Four of a rank burns. Last holding cards "
+            "loses.",
     "south_african": "south_african: core's rules, plus: 8 skips (one per 8), Q reverses the direction, A "
                      "nominates a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker "
                      "makes the next player pick up the pile unless someone counters with a Joker.",
@@ -561,6 +566,6 @@ def rules_text(rules) -> str:
                 (", ".join(on) if on else "none") + ".")
     text = RULES_SHORT[rules.name]
     if rules.name == "omg":
-        powers = "; ".join(f"{god}: {w}" for god, w in POWER_WORDS.items())
+        powers = "; ".join(f"{god}: {words[0]}" for god, words in POWER_WORDS.items())
         text += " Powers: " + powers + "."
     return text

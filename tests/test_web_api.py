@@ -16,6 +16,8 @@ from shedders.web.app import create_app
 from shedders.web.sessions import BadRequest, Store
 from shedders.web.testing import serving
 
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 @pytest.fixture(scope="module")
 def url():
@@ -94,7 +96,7 @@ def test_house_toggles_and_a_spectated_game(http):
     assert all(p["hand"] is not None for p in d["view"]["players"])  # the spectator sees every card
     steps = 0
     while not d["over"]:
-        d = http.post(f"/api/games/{d['id']}/step").json()
+        d = http.post(f"/api/games/{d['id']}/step", json={}).json()
         steps += 1
         assert steps < 5000
     assert d["result"] is not None and d["decisions"] == steps
@@ -191,7 +193,7 @@ def test_a_body_too_large_is_refused(http):
 def test_the_replay_viewer_api_verifies_and_shows_each_seat_its_view(http):
     d = play_out(http, new_game(http, ruleset="south_african", players=3, opponents="greedy", seed=4))
     text = http.get(f"/api/games/{d['id']}/replay").text
-    up = http.post("/api/replays", content=text.encode())
+    up = http.post("/api/replays", content=text.encode(), headers=NDJSON)
     assert up.status_code == 201, up.text
     rep = up.json()
     assert rep["frames"] == d["decisions"] + 1 and rep["frame"] == 0 and rep["move"]["ply"] == 0
@@ -213,9 +215,9 @@ def test_the_replay_viewer_api_verifies_and_shows_each_seat_its_view(http):
     tampered = "\n".join(lines[:3] + [json.dumps(step)] + lines[4:])
     for body, message in [(tampered, "digest chain breaks"), ("not json", "not JSON"), ("", "header"),
                           (text[: len(text) // 2], "")]:
-        r = http.post("/api/replays", content=body.encode())
+        r = http.post("/api/replays", content=body.encode(), headers=NDJSON)
         assert r.status_code == 400 and "not a valid replay" in r.json()["error"] and message in r.json()["error"]
-    r = http.post("/api/replays", content=b"\xff\xfe\x00")
+    r = http.post("/api/replays", content=b"\xff\xfe\x00", headers=NDJSON)
     assert r.status_code == 400
 
 

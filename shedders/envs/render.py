@@ -55,14 +55,15 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
 
     Shows the viewer's hand, every face-up card, face-down counts, hand sizes and the cards each opponent is
     publicly known to hold, the pile with its effective top and constraint, the draw pile size and what left play.
-    The last game's loser is named "Shithead" (seed 003, "Shithead shaming").
+    With the ``shithead_shaming`` prison rule on (house; seed 003's "Shithead shaming"), the last game's loser is
+    named "Shithead" and so is this game's; otherwise the last player is only "last".
     """
     g = 0
     n = rules.num_players
     over = s.phase[g] == K.PH_OVER
     if seat is None:
         seat = 0 if over else int(s.actor[g])
-    shithead = last_loser
+    shithead = last_loser if rules.shithead_shaming else None
     rule, top = K.pile_state_nb(s, g, params)
     lines = []
     phase = K.PHASE_NAMES[s.phase[g]]
@@ -118,7 +119,9 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
             if rules.family == K.FAM_OG:
                 lines.append(f"game over; player_{placing[0]} wins")
             else:
-                lines.append(f"game over; out in order: {placing}; Shithead: player_{shithead}")
+                left = [q for q in range(n) if not s.finished[g, q]]
+                last = "Shithead" if rules.shithead_shaming else "last"
+                lines.append(f"game over; out in order: {placing}; {last}: player_{left[0] if left else None}")
     elif s.actor[g] == seat:
         mask = np.zeros(K.N_ACTIONS, np.int8)
         K.legal_mask_nb(s, g, params, mask, np.zeros(K.N_ACTIONS, np.int16))

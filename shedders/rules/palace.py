@@ -69,6 +69,7 @@ HOUSE_TOGGLES = (
     "slap",
     "reverse_on_doubles",
     "losers_tax",
+    "shithead_shaming",
     "swap_phase",
 )
 
@@ -100,6 +101,7 @@ class PalaceRules:
     slap: bool = False  # prison: after a burn a random other player draws a penalty card
     reverse_on_doubles: bool = False  # prison: any play of exactly two cards reverses direction
     losers_tax: bool = False  # prison: across games of a Match, loser's best card <-> winner's worst
+    shithead_shaming: bool = False  # prison: the renderer and the explanations call the last loser "Shithead"
     swap_phase: bool = True  # setup: swap hand <-> face-up, then ready
     up_with_hand: bool = False  # fatality*: face-up cards of rank r join a play of the last hand cards (all r)
     pickup_with_up: bool = False  # fatality*: with an empty hand, pick up face-up cards of one rank with the pile

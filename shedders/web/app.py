@@ -18,14 +18,30 @@ Routes (JSON in and out unless said):
 - ``POST /api/replays`` (the replay file as the body): verified, kept for the viewer; ``GET
   /api/replays/{id}?frame=I&seat=S``: the table before decision I as seat S sees it (no seat: every card).
 
-Errors are 4xx with ``{"error": message}``: 400 for malformed JSON or a bad field, 404 for an unknown (or expired)
-game, 409 for a move that is not legal now or not the caller's, 413 for a body too large.
+Errors are 4xx with ``{"error": message}``: 400 for malformed JSON or a bad field, 403 for a cross-site request,
+404 for an unknown (or expired) game, 408 for a body that does not arrive in time, 409 for a move that is not legal
+now or not the caller's (or while the agents are still deciding the game's last request, or a replay asked for
+before the game is over), 413 for a body too large, 415 for a request body that is not JSON.
+
+Every field from a client is hostile. Opponents come from an allow-list of agents and options with no paths and
+capped budgets (:data:`shedders.web.sessions.WEB_AGENT_OPTIONS`); nothing a page shows before the game ends (the
+seed, the replay) tells a hidden card; no handler waits for a game's lock or builds a table on the event loop. The
+:class:`Guard` middleware refuses a ``Host`` header that does not name the address served (DNS rebinding), a
+state-changing request from another origin or without a JSON content type (cross-site forms and ``text/plain``
+posts), and sets a content security policy that forbids framing. ``shedders serve`` closes a connection whose
+request headers do not arrive within :data:`shedders.web.serve.HEADER_TIMEOUT` seconds, and a body must arrive
+within :data:`BODY_TIMEOUT`.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import logging
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -39,6 +55,15 @@ from shedders.web.sessions import BadRequest, GameSession, ReplaySession, Store,
 STATIC = Path(__file__).with_name("static")
 MAX_JSON = 64 * 1024
 MAX_REPLAY = 8 * 1024 * 1024
+BODY_TIMEOUT = 10.0  # seconds for a whole request body to arrive
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+JSON_TYPES = ("application/json",)
+REPLAY_TYPES = ("application/json", "application/x-ndjson", "application/jsonl")
+HEADERS = [(b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                                         b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+           (b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"no-referrer"), (b"cross-origin-resource-policy", b"same-origin")]
+log = logging.getLogger("shedders.web")
 GAME_FIELDS = ("ruleset", "players", "opponents", "seed", "seat", "base", "rules", "spectate")
 
 
@@ -51,7 +76,8 @@ def _plain(x):
 
 class JSON(JSONResponse):
     def render(self, content) -> bytes:
-        return json.dumps(content, ensure_ascii=False, separators=(",", ":"), default=_plain).encode("utf-8")
+        # ASCII with escapes: a lone surrogate a client sent, quoted back in an error, is still valid JSON
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":"), default=_plain).encode("ascii")
 
 
 def error(message: str, status: int = 400) -> JSONResponse:
@@ -63,10 +89,13 @@ async def _body(request: Request, limit: int) -> bytes:
     if size is not None and (not size.isdigit() or int(size) > limit):
         raise BadRequest(f"request body too large (at most {limit} bytes)", 413)
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise BadRequest(f"request body too large (at most {limit} bytes)", 413)
+    with anyio.move_on_after(BODY_TIMEOUT) as scope:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise BadRequest(f"request body too large (at most {limit} bytes)", 413)
+    if scope.cancelled_caught:
+        raise BadRequest(f"the request body did not arrive within {BODY_TIMEOUT:g} s", 408)
     return body
 
 
@@ -76,16 +105,95 @@ async def _json(request: Request) -> dict:
         return {}
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise BadRequest(f"malformed JSON: {e}") from None
+    except RecursionError:
+        raise BadRequest("malformed JSON: nested too deeply") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
+        raise BadRequest(f"malformed JSON: {str(e)[:200]}") from None
     if not isinstance(data, dict):
         raise BadRequest(f"the body must be a JSON object, got {type(data).__name__}")
     return data
 
 
-def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32) -> Starlette:
+def host_name(value: str) -> str | None:
+    """The host name in a ``Host`` header or an origin's netloc (``"[::1]:8000"`` -> ``"::1"``), lowercased; None
+    when it does not parse."""
+    try:
+        name = urlsplit("//" + value).hostname
+        urlsplit("//" + value).port  # a port that is not a number raises
+    except ValueError:
+        return None
+    return name
+
+
+def is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class Guard:
+    """ASGI middleware in front of every route.
+
+    - ``Host`` must name the address served: one of ``allowed_hosts`` (host names, any port), or any IP address
+      when ``any_ip`` (a server listening on every interface). A DNS-rebinding page reaches the server under its
+      own domain name, which is refused with 400.
+    - A request that can change something (any method but GET and HEAD) must be same-origin: a browser's
+      ``Origin`` must be this server's (``Sec-Fetch-Site`` cross-site or same-site is refused too), 403 otherwise;
+      and its body must be JSON (``application/json``; a replay upload may be ``application/x-ndjson``), 415
+      otherwise, since those are the types a cross-site page cannot send without the preflight that this server
+      never grants. Clients that are not browsers send no ``Origin`` and pass.
+    - Every answer carries a content security policy (this origin only, never framed) and ``nosniff``.
+    """
+
+    def __init__(self, app, allowed_hosts=LOOPBACK_NAMES, any_ip: bool = False):
+        self.app, self.allowed, self.any_ip = app, {h.lower().strip("[]") for h in allowed_hosts}, any_ip
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        problem = self.refuse(scope["method"], scope["path"], headers)
+        if problem is not None:
+            status, message = problem
+            return await JSON({"error": message}, status_code=status, headers=dict(
+                (k.decode(), v.decode()) for k, v in HEADERS))(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def host_ok(self, name: str | None) -> bool:
+        return name is not None and ("*" in self.allowed or name in self.allowed or (self.any_ip and is_ip(name)))
+
+    def refuse(self, method: str, path: str, headers: dict) -> tuple[int, str] | None:
+        host = headers.get("host", "")
+        if not self.host_ok(host_name(host)):
+            return 400, f"this server does not answer for host {host[:100]!r}"
+        if method in ("GET", "HEAD"):
+            return None
+        if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            return 403, "cross-site requests are refused"
+        origin = headers.get("origin")
+        if origin is not None:
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or parts.netloc.lower() != host.lower():
+                return 403, f"cross-origin requests are refused (origin {origin[:100]!r})"
+        kind = headers.get("content-type", "").partition(";")[0].strip().lower()
+        types = REPLAY_TYPES if path == "/api/replays" else JSON_TYPES
+        if kind not in types:
+            return 415, f"the body must be sent as {' or '.join(types)}, got {kind or 'no content type'!r}"
+        return None
+
+
+def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32,
+               allowed_hosts=LOOPBACK_NAMES, any_ip: bool = False):
     """The app with its own stores: at most ``max_games`` games and ``max_replays`` replays, each dropped after
-    ``ttl`` seconds without a request."""
+    ``ttl`` seconds without a request, behind :class:`Guard` (``allowed_hosts``, ``any_ip``)."""
     games = Store(max_games, ttl)
     replays = Store(max_replays, ttl)
 
@@ -95,10 +203,16 @@ def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32)
                 return await handler(request)
             except BadRequest as e:
                 return error(str(e), e.status)
+            except Exception:  # a bug: logged with its traceback here, one line to the client
+                log.exception("%s %s failed", request.method, request.url.path)
+                return error("internal error (logged by the server)", 500)
         return route
 
     async def index(request: Request):
         return FileResponse(STATIC / "index.html")
+
+    async def favicon(request: Request):
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     async def get_options(request: Request):
         return JSON(options())
@@ -118,7 +232,7 @@ def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32)
             raise BadRequest(f"since must be a non-negative integer, got {since!r}")
         return int(since)
 
-    async def get_game(request: Request):
+    async def get_game(request: Request):  # on the event loop: reads what the game published, never its lock
         game = games.get(request.path_params["id"])
         return JSON({"id": request.path_params["id"], **game.payload(_since(request))})
 
@@ -140,8 +254,9 @@ def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32)
     async def download(request: Request):
         key = request.path_params["id"]
         game = games.get(key)
+        text = await run_in_threadpool(game.replay_text)
         name = f"shedders-{game.ruleset}-seed{game.seed}.jsonl"
-        return Response(game.replay_text(), media_type="application/x-ndjson",
+        return Response(text, media_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def upload(request: Request):
@@ -160,6 +275,7 @@ def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32)
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/options", guarded(get_options)),
         Route("/api/games", guarded(new_game), methods=["POST"]),
         Route("/api/games/{id}", guarded(get_game)),
@@ -172,4 +288,6 @@ def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32)
     ]
     app = Starlette(routes=routes)
     app.state.games, app.state.replays = games, replays
-    return app
+    guard = Guard(app, allowed_hosts, any_ip)
+    guard.state = app.state
+    return guard

@@ -10,11 +10,15 @@ offline. Games are kept in memory; one left alone for ``--ttl`` seconds is dropp
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shedders.commandline import build_parser, config_from
+
+HEADER_TIMEOUT = 10.0  # seconds a connection may take to send a request's headers
+LIMIT_CONCURRENCY = 1000  # connections and requests at once; past it, 503
 
 
 @dataclass
@@ -29,6 +33,65 @@ class Config:
     """games kept in memory at most (the least recently used is dropped first)"""
     ttl: float = 1800.0
     """seconds a game or replay is kept without a request"""
+    allow_host: list[str] = field(default_factory=list)
+    """a host name the server may be reached under besides its address (repeatable; a server on every interface
+    answers any IP address and localhost, one on the loopback address localhost, 127.0.0.1 and ::1)"""
+
+
+def allowed_hosts(host: str, extra=()) -> tuple[tuple[str, ...], bool]:
+    """(host names the ``Host`` header may name, whether any IP address may) for a server listening on ``host``."""
+    names = [host.strip("[]").lower(), *(h.lower() for h in extra)]
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:  # a name: itself and what it resolves to
+        return tuple(names), False
+    if ip.is_unspecified:
+        return tuple(names + ["localhost", socket.gethostname().lower()]), True
+    if ip.is_loopback:
+        names += ["localhost", "127.0.0.1", "::1"]
+    return tuple(names), False
+
+
+def server(app, header_timeout: float = HEADER_TIMEOUT):
+    """A ``uvicorn.Server`` for ``app`` that closes connections whose request headers are slower than
+    ``header_timeout`` seconds (uvicorn itself waits for ever: 400 connections trickling headers held a server)."""
+    import h11
+    import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Protocol(H11Protocol):
+        timer = None
+
+        def _arm(self) -> None:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_later(header_timeout, self._late)
+
+        def _late(self) -> None:
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.timer is not None and self.conn.their_state is not h11.IDLE:  # the headers are in
+                self.timer.cancel()
+                self.timer = None
+
+        def on_response_complete(self) -> None:
+            self._arm()  # the next request's headers (a kept-alive connection) are timed from here
+            super().on_response_complete()
+
+        def connection_lost(self, exc) -> None:
+            if self.timer is not None:
+                self.timer.cancel()
+            super().connection_lost(exc)
+
+    return uvicorn.Server(uvicorn.Config(app, http=Protocol, log_level="warning",
+                                         limit_concurrency=LIMIT_CONCURRENCY))
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -52,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if cfg.max_games < 1 or cfg.ttl <= 0:
         ap.error("--max-games must be at least 1 and --ttl positive")
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ModuleNotFoundError:
         print("shedders serve needs uvicorn and starlette, which shedders depends on: reinstall with "
               "pip install -e .", file=sys.stderr)
@@ -66,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"shedders serve: open http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(cfg.max_games, cfg.ttl), log_level="warning"))
+    names, any_ip = allowed_hosts(cfg.host, cfg.allow_host)
     try:
-        server.run(sockets=[sock])
+        server(create_app(cfg.max_games, cfg.ttl, allowed_hosts=names, any_ip=any_ip)).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     return 0

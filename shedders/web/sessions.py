@@ -17,6 +17,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import agents
 import shedders
@@ -26,6 +27,15 @@ from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, OMG_PLAYER_RANGE, PLAYER_
 
 MAX_SEED = 2**63 - 1
 MAX_REPLAY_DECISIONS = 20_000
+
+
+@contextmanager
+def _release(lock: threading.Lock):
+    """Releases ``lock``, already taken, when the block ends."""
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class BadRequest(ValueError):
@@ -87,8 +97,10 @@ def options() -> dict:
     ranges["omg"] = list(OMG_PLAYER_RANGE)
     defaults = {b: make_rules("house", 4, base=b).toggles() for b in HOUSE_BASES}
     return {"rulesets": list(RULESETS), "players": ranges, "house_bases": list(HOUSE_BASES),
-            "house_toggles": list(HOUSE_TOGGLES), "house_defaults": defaults, "agents": list(agents.REGISTRY),
-            "omg_agents": list(agents.OMG_AGENTS)}
+            "house_toggles": list(HOUSE_TOGGLES), "house_defaults": defaults, "agents": [a for a in WEB_AGENT_OPTIONS if a in agents.REGISTRY],
+            "omg_agents": [a for a in WEB_AGENT_OPTIONS if a in agents.OMG_AGENTS],
+            "agent_options": {a: {k: list(v[1:]) if v[0] is not bool else [True, False] for k, v in opts.items()}
+                              for a, opts in WEB_AGENT_OPTIONS.items()}}
 
 
 def _int(value, name: str, lo: int, hi: int) -> int:
@@ -100,6 +112,73 @@ def _int(value, name: str, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise BadRequest(f"{name} must be an integer in {lo}..{hi}, got {value}")
     return value
+
+
+# What a web client may ask of an agent. The client is hostile: it picks agents by name and options from this
+# list only, so no option that names a file or a device (``deck``, ``checkpoint``, ``device``) or changes the game
+# (``rules``, ``ply_cap``) is ever taken from it, and every option that buys thinking time is capped, so that no
+# decision takes more than about a second on this 2-core machine. Each entry: the kind of value and its bounds
+# (numbers) or its choices (strings); a flag is ``true``/``false`` or ``1``/``0``.
+SEARCH_OPTIONS = {"budget": (int, 1, 4096), "eps": (float, 0.0, 1.0), "max_plies": (int, 1, 400),
+                  "select": (str, "uniform", "halving"), "leaf": (str, "none", "cards", "value"),
+                  "rollout": (str, "greedy", "expert"), "opponents": (str, "greedy", "expert", "random")}
+WEB_AGENT_OPTIONS = {
+    "random": {}, "greedy": {}, "expert": {},
+    "search": SEARCH_OPTIONS, "oracle": SEARCH_OPTIONS,
+    "champion": {"time_budget": (float, 0.001, 1.0)},
+    "ppo": {"sample": (bool,), "temperature": (float, 0.05, 10.0)},
+    "guided": {"worlds": (int, 1, 32), "depth": (int, 0, 64), "top_k": (int, 1, 16)},
+}
+MAX_SPEC = 200  # characters in one agent spec
+
+
+def _option(agent: str, key: str, value, kind: tuple):
+    """One option value checked against its allow-list entry; ``BadRequest`` naming the option otherwise."""
+    what = f"opponents: option {key!r} of {agent!r}"
+    if kind[0] is bool:
+        if value in (True, 1, "true"):
+            return True
+        if value in (False, 0, "false"):
+            return False
+        raise BadRequest(f"{what} must be true or false, got {value!r}")
+    if kind[0] is str:
+        if value not in kind[1:]:
+            raise BadRequest(f"{what} must be one of {', '.join(kind[1:])}, got {value!r}")
+        return value
+    cast, lo, hi = kind
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (cast is int and not isinstance(value, int)):
+        raise BadRequest(f"{what} must be {'an integer' if cast is int else 'a number'} in {lo:g}..{hi:g}, "
+                         f"got {value!r}")
+    if not lo <= value <= hi:  # NaN fails both sides
+        raise BadRequest(f"{what} must be in {lo:g}..{hi:g} on this server, got {value!r}")
+    return cast(value)
+
+
+def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
+    """The agent a web client names with ``spec`` (``"search:budget=64+eps=0.2"``, ``"greedy@2"``), built only
+    from :data:`WEB_AGENT_OPTIONS`: ``BadRequest`` for any other agent, option or value, before anything is built."""
+    if not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC or not spec.isprintable() or not spec.isascii():
+        raise BadRequest(f"opponents: an agent spec is a short ASCII text such as 'search:budget=64', got "
+                         f"{spec[:40] if isinstance(spec, str) else spec!r}")
+    try:
+        name, opts = agents.parse_agent(spec)
+    except ValueError as e:
+        raise BadRequest(f"opponents: {e}") from None
+    allowed = WEB_AGENT_OPTIONS.get(name)
+    offered = agents.OMG_AGENTS if ruleset == "omg" else agents.REGISTRY
+    if allowed is None or name not in offered:
+        names = [n for n in WEB_AGENT_OPTIONS if n in offered]
+        raise BadRequest(f"opponents: unknown agent {name!r} for {ruleset}; agents: {', '.join(names)}")
+    checked = {}
+    for key, value in opts.items():
+        if key not in allowed:
+            raise BadRequest(f"opponents: unknown option {key!r} for {name!r} on this server (no paths, devices or "
+                             f"rule changes); options: {', '.join(allowed) or 'none'}")
+        checked[key] = _option(name, key, value, allowed[key])
+    try:
+        return agents.make(name, ruleset, players, seed=seed, **checked, **game_options)
+    except (ValueError, ImportError) as e:  # ImportError: ppo without torch
+        raise BadRequest(f"opponents: {e}") from None
 
 
 class GameSession:
@@ -139,12 +218,8 @@ class GameSession:
         labels, policies = [], {}
         others = [q for q in range(players) if q != self.human]
         for i, q in enumerate(others):
-            spec = opponents[i % len(opponents)]
-            try:
-                agent = agents.make_spec(spec, ruleset, players, seed=seed + 1000 + q, **kwargs)
-            except (ValueError, TypeError, OSError, ImportError) as e:  # ImportError: ppo without torch
-                raise BadRequest(f"opponents: {e}") from None
-            policies[q] = agents.as_aec_policy(agent)
+            policies[q] = agents.as_aec_policy(web_agent(opponents[i % len(opponents)], ruleset, players,
+                                                         seed + 1000 + q, **kwargs))
         for q in range(players):
             labels.append("human" if q == self.human else opponents[others.index(q) % len(opponents)])
         self.env, self.labels, self.policies, self.seed = env, labels, policies, seed
@@ -152,9 +227,15 @@ class GameSession:
         self.rec = R.Recorder(env, players=labels)
         self.rec.reset(seed=seed)
         self.events: list[dict] = []
+        self.rules_text = rules_text(env.rules)
+        # Held while a request changes the game, the agents' thinking included; never waited for: a second request
+        # for a busy game is answered 409 at once, and what the page reads is the table published after the last
+        # decision (``payload``), so no request waits on another game's agents, or on this one's.
         self.lock = threading.Lock()
+        self._publish()
         if self.human is not None:
             self._run_agents()
+            self._publish()
 
     # -- playing ---------------------------------------------------------------------------------------------
     def _step_dead(self) -> None:
@@ -173,6 +254,22 @@ class GameSession:
             self.events.append({"n": len(self.events), "ply": len(self.rec.record.steps) - 1, "seat": seat,
                                 "label": self.labels[seat], "text": text})
         self._step_dead()
+        self._publish()
+
+    def _publish(self) -> None:
+        """The table as the human (or the spectator) sees it now, for ``payload`` to read without the lock."""
+        view = table_view(self.env, self.human)
+        if self.human is None:
+            view["legal"] = []
+        self._shown = {"view": view, "decisions": len(self.rec.record.steps), "over": self.env.game_over,
+                       "result": self.result(), "event_count": len(self.events)}
+
+    def _busy(self):
+        """The game's lock, taken without waiting: ``BadRequest`` 409 while another request is changing the game."""
+        if not self.lock.acquire(blocking=False):
+            raise BadRequest("the agents are still deciding this game's last request; ask again when they are done",
+                             409)
+        return _release(self.lock)
 
     def _run_agents(self) -> None:
         """Agents decide until it is the human's turn or the game is over."""
@@ -183,7 +280,7 @@ class GameSession:
 
     def act(self, name) -> None:
         """The human's move, by action name; then the agents play until the human decides again."""
-        with self.lock:
+        with self._busy():
             if self.human is None:
                 raise BadRequest("a spectator does not act; use step to let the next agent decide", 409)
             if self.env.game_over:
@@ -202,7 +299,7 @@ class GameSession:
 
     def step(self) -> None:
         """Spectating: the next agent decides."""
-        with self.lock:
+        with self._busy():
             if self.human is not None:
                 raise BadRequest("only a spectated game steps by itself; play your move with action", 409)
             if self.env.game_over:
@@ -218,21 +315,24 @@ class GameSession:
         placing = env.placing()
         rewards = [round(r, 6) for r in self.rec.totals]
         loser = env.loser() if self.ruleset != "omg" else None
-        return {"placing": placing, "rewards": rewards, "truncated": env.game_truncated, "shithead": loser}
+        shamed = loser if getattr(env.rules, "shithead_shaming", False) else None
+        return {"placing": placing, "rewards": rewards, "truncated": env.game_truncated, "last": loser,
+                "shithead": shamed}
 
     def payload(self, since: int = 0) -> dict:
-        with self.lock:
-            view = table_view(self.env, self.human)
-            if self.human is None:
-                view["legal"] = []
-            return {"ruleset": self.ruleset, "players": self.players, "seat": self.human, "seed": self.seed,
-                    "labels": self.labels, "spectate": self.human is None, "view": view,
-                    "events": self.events[since:], "event_count": len(self.events),
-                    "decisions": len(self.rec.record.steps), "over": self.env.game_over, "result": self.result(),
-                    "rules": rules_text(self.env.rules)}
+        """What the page shows, read without waiting: the table published after the last decision and the events
+        from number ``since`` on. The seed (which rebuilds every hidden card) is shown once the game is over."""
+        shown = self._shown
+        return {"ruleset": self.ruleset, "players": self.players, "seat": self.human,
+                "seed": self.seed if shown["over"] else None, "labels": self.labels,
+                "spectate": self.human is None, **shown, "thinking": self.lock.locked(),
+                "events": self.events[since:shown["event_count"]], "rules": self.rules_text}
 
     def replay_text(self) -> str:
-        with self.lock:
+        """The whole game as a replay file, once it is over (before that it would show every hidden card)."""
+        if not self._shown["over"]:
+            raise BadRequest("the replay is served once the game is over: it holds the whole deal", 409)
+        with self._busy():
             return self.rec.dumps()
 
 

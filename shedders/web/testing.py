@@ -6,19 +6,18 @@ import threading
 import time
 from contextlib import contextmanager
 
-import uvicorn
-
 from shedders.web.app import create_app
-from shedders.web.serve import bind
+from shedders.web.serve import HEADER_TIMEOUT, bind, server as make_server
 
 
 @contextmanager
-def serving(app=None, host: str = "127.0.0.1"):
-    """Serve ``app`` (default: a fresh ``create_app()``) on ``host`` and a free port; yields the base URL."""
+def serving(app=None, host: str = "127.0.0.1", header_timeout: float = HEADER_TIMEOUT):
+    """Serve ``app`` (default: a fresh ``create_app()``) on ``host`` and a free port, as ``shedders serve`` does;
+    yields the base URL."""
     app = app or create_app()
     sock = bind(host, 0)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = make_server(app, header_timeout)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -19,6 +19,7 @@ let REPLAY = null;    // {id, frame, frames, seat}
 
 async function api(method, path, body) {
   const init = {method, headers: {}};
+  if (body === undefined && method !== "GET") body = {};  // the server takes state changes as JSON only
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     init.headers["Content-Type"] = typeof body === "string" ? "application/x-ndjson" : "application/json";
@@ -117,8 +118,9 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 function status(data) {
   const v = data.view;
   const who = data.spectate ? "watching" : `you are player_${data.seat}`;
-  return `${data.ruleset}, ${data.players} players, seed ${data.seed} — ${who} — ${v.phase}, ` +
-    `decision ${data.decisions}`;
+  const seed = data.seed === null ? "seed shown at the end" : `seed ${data.seed}`;
+  const phase = data.over ? "the game is over" : v.phase;
+  return `${data.ruleset}, ${data.players} players, ${seed} — ${who} — ${phase}, decision ${data.decisions}`;
 }
 
 function renderMoves(data) {
@@ -144,6 +146,7 @@ function renderResult(data) {
   let text = r.truncated ? "The game reached the ply cap. " : "Game over. ";
   text += order ? `Out in order: ${order}. ` : "";
   if (r.shithead !== null && r.shithead !== undefined) text += `Shithead: player_${r.shithead}. `;
+  else if (r.last !== null && r.last !== undefined) text += `Last: player_${r.last}. `;
   text += "Rewards: " + r.rewards.map((x, q) => `player_${q} ${x >= 0 ? "+" : ""}${x.toFixed(3)}`).join(", ");
   box.replaceChildren(el("p", {text}),
     el("a", {href: `/api/games/${GAME.id}/replay`, download: "", "data-download": "replay",
@@ -214,6 +217,10 @@ async function start(ev) {
     for (const t of OPTIONS.house_toggles) body.rules[t] = f.get("toggle-" + t) === "on";
   }
   $("#start-error").textContent = "";
+  const button = $('[data-action="start"]');
+  button.disabled = true;
+  $("#start-status").textContent = "Starting the game: the agents are loading and playing up to your first " +
+    "decision (the first game with a search or network opponent takes a few seconds)…";
   try {
     const data = await api("POST", "/api/games", body);
     GAME = {id: data.id, delay: Number(f.get("delay") || 0), shown: 0, busy: false, spectating: data.spectate};
@@ -223,6 +230,9 @@ async function start(ev) {
     if (data.spectate) spectate();
   } catch (e) {
     $("#start-error").textContent = e.message;
+  } finally {
+    button.disabled = false;
+    $("#start-status").textContent = "";
   }
 }
 

@@ -23,9 +23,11 @@ def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
                     help="show the table as this seat sees it (default: the player about to decide)")
     ap.add_argument("--step", action="store_true", help="wait for Enter after each decision ('q' stops)")
     ap.add_argument("--quiet", action="store_true", help="only check that every state reproduces")
+    ap.add_argument("--legacy", action="store_true",
+                    help="also read format 1 (no digest chain: only the replay of every decision is checked)")
     args = ap.parse_args(argv)
     try:
-        rep = R.load(args.file)
+        rep = R.load(args.file, legacy=args.legacy)
         R.load_env(rep)  # the header must describe a game
     except (OSError, R.ReplayError) as e:  # one line, exit code 2: a file that is not a (whole) replay
         print(f"shedders replay: error: {e}", file=sys.stderr)

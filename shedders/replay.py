@@ -21,8 +21,10 @@ reordered, dropped or appended line breaks the chain at that line, and a file cu
 :func:`load` refuses either (``ReplayError``). What it does not prove: who wrote the file; someone can rewrite a
 whole file with a fresh chain. That is why :func:`replay` also plays every decision again and checks every field
 (agent, ply, action, name, the state after it, and the end line's placing, rewards and truncation) against the
-env: a consistent forgery must be a real game. Files of format 1 (no chain, end line optional) still load; for
-them only the replay check holds.
+env: a consistent forgery must be a real game. A header's ``seed`` is checked too: for a game the env or a
+tournament dealt from it (``source`` ``"env"`` or ``"tournament"``), the seed must deal ``initial_state`` and ``rng``
+again. Files of format 1 (no chain, end line optional) load only when asked for with ``legacy=True``
+(``shedders replay --legacy``): setting a file's format line back to 1 would otherwise drop every chain check.
 
 Record a game of the AEC env with :class:`Recorder`; step through a file with :func:`replay` (or
 ``shedders replay FILE`` on the command line); ``load_env`` returns the env at the replay's first state.
@@ -166,27 +168,27 @@ def _fields(line: dict, types: dict, where: str, what: str) -> None:
             raise ReplayError(f"{where}: the {what} needs {key!r} ({kind.__name__}), got {value!r}")
 
 
-def load(path) -> Replay:
+def load(path, legacy: bool = False) -> Replay:
     """Read a replay file and check its form and digest chain; ``ReplayError`` says what is wrong with a malformed,
     edited or incomplete one (cut short: no end line)."""
     path = Path(path)
     try:
         with open(path, encoding="utf-8") as f:
-            return _parse(f, str(path))
+            return _parse(f, str(path), legacy)
     except UnicodeDecodeError as e:
         raise ReplayError(f"{path}: not a text file in UTF-8 (byte {e.start})") from None
     except IsADirectoryError:
         raise ReplayError(f"{path}: is a directory") from None
 
 
-def loads(text: str, where: str = "<replay>") -> Replay:
+def loads(text: str, where: str = "<replay>", legacy: bool = False) -> Replay:
     """:func:`load` for the text of a replay file (an upload, say); ``where`` names it in messages."""
     if not isinstance(text, str):
         raise ReplayError(f"{where}: a replay is text, got {type(text).__name__}")
-    return _parse(text.splitlines(keepends=True), where)
+    return _parse(text.splitlines(keepends=True), where, legacy)
 
 
-def _parse(texts, path: str) -> Replay:
+def _parse(texts, path: str, legacy: bool = False) -> Replay:
     lines = []
     for i, text in enumerate(texts, 1):
         if not text.strip():
@@ -210,6 +212,9 @@ def _parse(texts, path: str) -> Replay:
     if not header["rng"].isdigit() or int(header["rng"]) >= 2**64:
         raise ReplayError(f"{path}:1: the header's rng must be a decimal uint64, got {header['rng']!r}")
     chained = header["format"] != "shedders-replay/1"
+    if not chained and not legacy:
+        raise ReplayError(f"{path}: format shedders-replay/1 carries no digest chain, so nothing shows the file is "
+                          f"whole; read it only if you trust it (shedders replay --legacy, load(..., legacy=True))")
     prev = ""
     rep = Replay(header)
     for i, line in lines:
@@ -265,6 +270,8 @@ def replay(rep: Replay | str | os.PathLike, render_mode: str | None = None, chec
     env = load_env(rep, render_mode)
     if check and state_hash(env.state_dict()) != state_hash(rep.header["initial_state"]):
         raise ReplayError("the initial state does not load back as recorded")
+    if check:
+        check_seed(rep.header)
     totals = np.zeros(env.rules.num_players)
     for ply, step in enumerate(rep.steps):
         _step_dead(env)
@@ -300,10 +307,35 @@ def replay(rep: Replay | str | os.PathLike, render_mode: str | None = None, chec
     yield None, env
 
 
-def verify(path) -> int:
+def check_seed(header: dict) -> None:
+    """``ReplayError`` unless the header's seed deals its ``initial_state`` and ``rng``, for the games that were
+    dealt from it: ``source`` ``"env"`` (an AEC env's ``reset(seed=...)``) or ``"tournament"`` (a ``VectorGame``
+    row's ``reset(seeds=...)``). Other sources (a scenario, another tool) carry the seed as a note only."""
+    seed, source = header.get("seed"), header.get("source")
+    if seed is None or source not in ("env", "tournament"):
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ReplayError(f"the header's seed must be an integer in 0..2**64-1, got {seed!r}")
+    kwargs = dict(header["env_kwargs"])
+    if source == "env":
+        env = raw_env(header["ruleset"], header["num_players"], **kwargs)
+        env.reset(seed=seed)
+        state, rng = env.state_dict(), int(env.random_stream)
+    else:
+        from shedders.vector import VectorGame
+
+        vg = VectorGame(header["ruleset"], 1, header["num_players"], seed=0, autoreset=False, **kwargs)
+        vg.reset(seeds=np.array([seed], np.uint64))
+        state, rng = vg.state_dict(0), int(vg.state.rng[0])
+    if state_hash(state) != state_hash(header["initial_state"]) or str(rng) != header["rng"]:
+        raise ReplayError(f"the header's seed {seed} does not deal the recorded first state: the seed or the deal "
+                          f"was changed")
+
+
+def verify(path, legacy: bool = False) -> int:
     """Replay a file to its end, checking every state; returns the number of decisions."""
     n = 0
-    for step, _ in replay(path):
+    for step, _ in replay(path if isinstance(path, Replay) else load(path, legacy)):
         n += step is not None
     return n
 
@@ -337,8 +369,9 @@ class Recorder:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         self.env.reset(seed=seed, options=options)
         raw = self.env.unwrapped
+        dealt = not (options or {}).get("scenario")  # a scenario's game is not the seed's deal
         self.record = Replay.start(raw.rules, raw.state_dict(), raw.random_stream, seed=seed, players=self.players,
-                                   source="env")
+                                   source="env" if dealt else "scenario")
         self._totals = np.zeros(raw.rules.num_players)
 
     def step(self, action):

@@ -255,9 +255,11 @@ def test_a_game_left_early_says_so_in_its_end_line(tmp_path):
     assert rep.end["over"] is False and rep.end["decisions"] == 5 and R.verify(tmp_path / "g.jsonl") == 5
 
 
-def test_a_format_1_replay_still_loads_and_replays(tmp_path, capsys):
-    """Files written before the digest chain (format 1: no chain, end line optional) are still read; for them only
-    the replay check holds, and the command line does not claim an intact chain."""
+def test_a_format_1_replay_loads_only_when_asked_for(tmp_path, capsys):
+    """Files written before the digest chain (format 1: no chain, end line optional) are read only with
+    ``legacy=True`` (``shedders replay --legacy``): else setting a file's format line back to 1, with its chains,
+    end line and some steps removed, would pass. Read that way only the replay check holds, and the command line
+    does not claim an intact chain."""
     from shedders.cli import replay_main
 
     rec, states = record_random_game("core", 3, {}, seed=6)
@@ -267,7 +269,32 @@ def test_a_format_1_replay_still_loads_and_replays(tmp_path, capsys):
     lines[0]["format"] = "shedders-replay/1"
     old = tmp_path / "old.jsonl"
     old.write_text("\n".join(json.dumps(line) for line in lines[:-1]) + "\n")  # format 1 had no end line here
-    assert R.verify(old) == len(states) - 1
-    assert replay_main([str(old), "--quiet"]) == 0
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(json.dumps(line) for line in lines[:-11]) + "\n")  # the downgrade: 10 steps dropped
+    for path in (old, cut):
+        with pytest.raises(R.ReplayError, match="no digest chain"):
+            R.verify(path)
+        assert replay_main([str(path), "--quiet"]) == 2
+    assert R.verify(old, legacy=True) == len(states) - 1
+    capsys.readouterr()
+    assert replay_main([str(old), "--quiet", "--legacy"]) == 0
     out = capsys.readouterr().out
     assert "every state matches the recording" in out and "digest chain" not in out
+
+
+@pytest.mark.parametrize("ruleset", ["core", "omg"])
+def test_a_rewritten_header_seed_is_refused(tmp_path, ruleset):
+    """The seed is checked: an env's recording is dealt again from it, so a header whose seed was changed (and
+    its chain rewritten) is refused."""
+    rec, _ = record_random_game(ruleset, 3, {}, seed=6)
+    lines = [json.loads(t) for t in rec.save(tmp_path / "g.jsonl").read_text().splitlines()]
+    assert R.verify(tmp_path / "g.jsonl") == len(lines) - 2
+    lines[0]["seed"] += 1
+    prev = ""
+    for line in lines:  # a forger rewrites the whole chain
+        line.pop("chain")
+        line["chain"] = prev = R.chain_digest(prev, line)
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    with pytest.raises(R.ReplayError, match="seed"):
+        R.verify(forged)

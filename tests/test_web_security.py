@@ -218,3 +218,35 @@ def test_a_long_game_id_or_query_is_a_4xx(http):
     assert http.get("/api/games/" + "x" * 5000).status_code == 404
     d = create(http).json()
     assert http.get(f"/api/games/{d['id']}", params={"since": "9" * 5000}).status_code == 400
+
+
+def test_an_uploaded_replay_naming_a_deck_file_is_refused_unread(http, tmp_path):
+    """An uploaded replay's ``env_kwargs`` may not name a deck: that would be a path on the server."""
+    from shedders import replay as R
+    from tests.test_replay import record_random_game
+
+    rec, _ = record_random_game("omg", 3, {}, seed=2)
+    lines = [json.loads(t) for t in rec.dumps().splitlines()]
+    for deck in (SECRET, "/dev/zero", "/proc/self/environ"):
+        lines[0]["env_kwargs"] = {"deck": deck}
+        prev = ""
+        for line in lines:
+            line.pop("chain")
+            line["chain"] = prev = R.chain_digest(prev, line)
+        body = "\n".join(json.dumps(line) for line in lines)
+        r = http.post("/api/replays", content=body.encode(), headers={"content-type": "application/x-ndjson"})
+        assert r.status_code == 400 and "'deck'" in r.json()["error"] and "root:" not in r.text, r.text
+
+
+@pytest.mark.parametrize("deck", [SECRET, "/dev/zero", "/proc/self/environ", "fifo"])
+def test_a_deck_that_is_not_a_deck_file_is_refused_without_quoting_it(tmp_path, deck):
+    import os
+
+    import shedders
+
+    if deck == "fifo":
+        deck = str(tmp_path / "fifo")
+        os.mkfifo(deck)  # opening it to read would block for ever
+    with pytest.raises(ValueError) as e:
+        shedders.raw_env("omg", 3, deck=deck)
+    assert "root:" not in str(e.value) and "PATH=" not in str(e.value)

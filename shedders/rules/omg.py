@@ -13,6 +13,8 @@ to play another spread; a malformed file is refused with a ``ValueError`` naming
 from __future__ import annotations
 
 import csv
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +33,7 @@ P_NPLAYERS, P_PLY_CAP, P_HAND, P_NTYPES, P_CAP_RULE = range(5)
 N_PARAMS = 5
 CAP_TRUNCATE, CAP_MOST_CARDS = range(2)  # the order of CAP_RULES
 DEFAULT_DECK = Path(__file__).parents[1] / "data" / "omg_deck.csv"
+MAX_DECK_BYTES = 64 * 1024  # a deck of 127 cards is about 3 kB
 
 
 @dataclass(frozen=True)
@@ -66,18 +69,31 @@ class Deck:
 
 def load_deck(path: str | Path | None = None) -> Deck:
     """Read and validate a deck file (default: the shipped deck)."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"deck must be the path of a deck file, got {type(path).__name__}")
     path = Path(path) if path is not None else DEFAULT_DECK
     try:
-        text = path.read_text()
+        # a regular file of deck size only: a device (/dev/zero), a FIFO or /proc's files are refused unread
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"the OMG deck {str(path)!r} is not a regular file")
+        if info.st_size > MAX_DECK_BYTES:
+            raise ValueError(f"the OMG deck file {str(path)!r} is {info.st_size} bytes; a deck file holds at most "
+                             f"{MAX_DECK_BYTES}")
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ValueError(f"cannot read the OMG deck file {str(path)!r}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"the OMG deck file {str(path)!r} is not UTF-8 text") from None
     lines = [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
     if not lines:
         raise ValueError(f"{path}: the deck file is empty")
     header_line, header = lines[0]
     fields = [h.strip() for h in next(csv.reader([header]))]
     if fields != ["god", "color", "number", "power"]:
-        raise ValueError(f"{path}:{header_line}: the header must be 'god,color,number,power', got {header!r}")
+        # the line is not quoted back: a path that names another file must not show what it holds
+        raise ValueError(f"{path}:{header_line}: not an OMG deck file: its first line must be the header "
+                         f"'god,color,number,power'")
     counts: dict[tuple, int] = {}
     for i, line in lines[1:]:
         row = [c.strip() for c in next(csv.reader([line]))]

@@ -13,9 +13,11 @@ game as it was.
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -26,7 +28,8 @@ from shedders.explain import explain_step, rules_text, table_view, table_view_of
 from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, OMG_PLAYER_RANGE, PLAYER_RANGE, RULESETS, make_rules
 
 MAX_SEED = 2**63 - 1
-MAX_REPLAY_DECISIONS = 20_000
+MAX_REPLAY_DECISIONS = 5_000  # the default ply cap: a replay's frames take about 0.2-0.5 kB each, compressed
+REPLAY_ENV_KWARGS = ("base", "rules", "ply_cap", "cap_rule")  # never a deck: that is a path on the server
 
 
 @contextmanager
@@ -338,22 +341,31 @@ class GameSession:
 
 class ReplaySession:
     """An uploaded replay, verified decision by decision (``ReplayError`` -> 400), kept as frames: the state before
-    each decision and the final state, with what the env said each asks and allows."""
+    each decision and the final state, with what the env said each asks and allows, each frame compressed (a
+    5,000-decision replay takes about 2 MB, so the store's 32 replays stay under 100 MB)."""
 
     def __init__(self, text: str):
         try:
             rep = R.loads(text, "replay")
             if len(rep.steps) > MAX_REPLAY_DECISIONS:
                 raise BadRequest(f"replay too long: {len(rep.steps)} decisions (at most {MAX_REPLAY_DECISIONS})")
+            extra = [k for k in rep.header["env_kwargs"] if k not in REPLAY_ENV_KWARGS]
+            if extra:
+                raise BadRequest(f"this server replays games of its own decks and rules only; the replay sets "
+                                 f"{', '.join(map(repr, extra))}")
             frames = []
             for step, env in R.replay(rep):
-                frames.append((step, env.state_dict(), env.constraint, env.legal_action_names()))
+                frame = (step, env.state_dict(), env.constraint, env.legal_action_names())
+                frames.append(zlib.compress(json.dumps(frame, separators=(",", ":")).encode(), 6))
         except R.ReplayError as e:
             raise BadRequest(f"not a valid replay: {e}") from None
         self.rules = env.rules
         self.header = {k: rep.header.get(k) for k in ("ruleset", "num_players", "seed", "players", "source")}
         self.end = rep.end
         self.frames = frames
+
+    def _frame(self, i: int):
+        return json.loads(zlib.decompress(self.frames[i]))
 
     def frame(self, i, seat) -> dict:
         n = len(self.frames)
@@ -362,13 +374,13 @@ class ReplaySession:
             seat = _int(seat, "seat", 0, self.rules.num_players - 1)
         else:
             seat = None
-        step, state, constraint, legal = self.frames[i]
+        step, state, constraint, legal = self._frame(i)
         view = table_view_of(self.rules, state, seat, constraint, legal)
         view["legal"] = []
         move = None
         if step is not None:
             p = int(step["agent"].split("_")[1])
-            after = self.frames[i + 1][1]
+            after = self._frame(i + 1)[1]
             move = {"ply": step["ply"], "seat": p, "name": step["name"],
                     "text": explain_step(self.rules, state, after, p, step["name"], seat)}
         return {"frame": i, "frames": n, "header": self.header, "end": self.end, "seat": seat, "view": view,

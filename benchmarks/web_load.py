@@ -1,9 +1,13 @@
 """Load on the web app: many games at once through the HTTP API on the loopback address.
 
-    python -m benchmarks.web_load --games 50 --ruleset core --opponents greedy
+    python -m benchmarks.web_load --games 100 --ruleset core --opponents greedy --think 10
 
 Each client starts a game and plays random legal moves to the end, all clients at once (asyncio + httpx against a
-real uvicorn server in this process). Prints the number of requests, failures, and the p50/p95/max response time.
+real uvicorn server in this process, served as ``shedders serve`` serves). With ``--think S`` one more game, a
+spectated one, has its agent think for S seconds on one decision (a ``search:budget=4096`` run again and again,
+real CPU work on a worker thread) while the others play, and a watcher reads that game every 0.2 s meanwhile.
+Prints the number of requests, failures, and the p50/p95/p99/max response times of the games' requests and of the
+watcher's reads of the thinking game.
 """
 
 from __future__ import annotations
@@ -36,6 +40,19 @@ class Config:
     """agent specs for the other seats (comma-separated)"""
     seed: int = 0
     """seed of the first game (game i is dealt from seed + i) and of the clients' choices"""
+    think: float = 0.0
+    """seconds one more game's agent thinks on one decision while the others play (0: no such game)"""
+
+
+def slow(policy, seconds: float):
+    """``policy`` deciding again and again until ``seconds`` have passed: an agent that thinks that long."""
+    def decide(env, agent):
+        t0 = time.perf_counter()
+        action = policy(env, agent)
+        while time.perf_counter() - t0 < seconds:
+            action = policy(env, agent)
+        return action
+    return decide
 
 
 async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, failures: list) -> bool:
@@ -57,32 +74,75 @@ async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, fai
     return d is not None and d["result"] is not None
 
 
-async def _run(url: str, cfg: Config) -> dict:
+async def _thinker(http: httpx.AsyncClient, key: str, watched: list, failures: list) -> float:
+    """Step the thinking game once (its agent thinks ``think`` seconds) while reading it every 0.2 s."""
+    step = asyncio.ensure_future(http.post(f"/api/games/{key}/step", json={}))
+    t0 = time.perf_counter()
+    while not step.done():
+        t1 = time.perf_counter()
+        r = await http.get(f"/api/games/{key}")
+        watched.append(time.perf_counter() - t1)
+        if r.status_code != 200:
+            failures.append((f"/api/games/{key}", r.status_code, r.text[:200]))
+        await asyncio.sleep(0.2)
+    r = await step
+    if r.status_code != 200:
+        failures.append((f"/api/games/{key}/step", r.status_code, r.text[:200]))
+    return time.perf_counter() - t0
+
+
+def _ms(times: list) -> dict:
+    ms = np.array(times or [np.nan]) * 1000
+    return {q: float(np.percentile(ms, p)) for q, p in (("p50_ms", 50), ("p95_ms", 95), ("p99_ms", 99))} | {
+        "max_ms": float(ms.max())}
+
+
+async def _run(url: str, cfg: Config, thinking: str | None = None) -> dict:
     times: list[float] = []
+    watched: list[float] = []
     failures: list = []
-    limits = httpx.Limits(max_connections=cfg.games, max_keepalive_connections=cfg.games)
+    limits = httpx.Limits(max_connections=cfg.games + 2, max_keepalive_connections=cfg.games + 2)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
         t0 = time.perf_counter()
-        done = await asyncio.gather(*(_client(http, cfg, i, times, failures) for i in range(cfg.games)))
+        jobs = [_client(http, cfg, i, times, failures) for i in range(cfg.games)]
+        if thinking is not None:
+            jobs.append(_thinker(http, thinking, watched, failures))
+        done = await asyncio.gather(*jobs)
         wall = time.perf_counter() - t0
-    ms = np.array(times) * 1000
-    return {"games": cfg.games, "finished": int(sum(done)), "requests": len(times), "failures": failures,
-            "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-            "max_ms": float(ms.max()), "wall_s": wall}
+    return {"games": cfg.games, "finished": int(sum(done[:cfg.games])), "requests": len(times),
+            "failures": failures, **_ms(times), "wall_s": wall, "think_s": done[cfg.games] if thinking else None,
+            "watched": len(watched), "watched_ms": _ms(watched)}
 
 
 def run(cfg: Config, url: str | None = None) -> dict:
-    """Play ``cfg.games`` games at once against the server at ``url`` (default: a fresh one in this process)."""
+    """Play ``cfg.games`` games at once against the server at ``url`` (default: a fresh one in this process, where
+    ``cfg.think`` can add the thinking game)."""
     if url is not None:
         return asyncio.run(_run(url, cfg))
-    with serving(create_app(max_games=max(256, cfg.games))) as url:
-        return asyncio.run(_run(url, cfg))
+    app = create_app(max_games=max(256, cfg.games + 1))
+    with serving(app) as url:
+        thinking = None
+        if cfg.think > 0:
+            with httpx.Client(base_url=url, timeout=120) as http:
+                r = http.post("/api/games", json={"ruleset": cfg.ruleset, "players": cfg.players, "spectate": True,
+                                                  "opponents": "search:budget=4096", "seed": cfg.seed + cfg.games})
+                r.raise_for_status()
+                thinking = r.json()["id"]
+            game = app.state.games.get(thinking)
+            game.policies = {q: slow(p, cfg.think) for q, p in game.policies.items()}
+        return asyncio.run(_run(url, cfg, thinking))
 
 
 def report(r: dict) -> str:
-    return (f"{r['games']} concurrent games, {r['finished']} finished, {r['requests']} requests, "
+    text = (f"{r['games']} concurrent games, {r['finished']} finished, {r['requests']} requests, "
             f"{len(r['failures'])} failed; response time p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
-            f"max {r['max_ms']:.1f} ms; {r['wall_s']:.1f} s in all")
+            f"p99 {r['p99_ms']:.1f} ms, max {r['max_ms']:.1f} ms; {r['wall_s']:.1f} s in all")
+    if r["think_s"] is not None:
+        w = r["watched_ms"]
+        text += (f"\none game's agent thought for {r['think_s']:.1f} s meanwhile; {r['watched']} reads of that game: "
+                 f"p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
+                 f"max {w['max_ms']:.1f} ms")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

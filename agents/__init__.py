@@ -136,4 +136,8 @@ def parse_agent(spec: str) -> tuple[str, dict]:
 def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """An agent from a command-line spec such as ``"search:budget=64"`` or ``"greedy@2"`` (see ``parse_agent``)."""
     name, opts = parse_agent(spec)
+    given = [k for k in opts if k in ("ruleset", "num_players", "seed") or k in options]
+    if given:
+        raise ValueError(f"agent spec {spec!r} sets {given[0]!r}, which the caller gives (ruleset, num_players, seed "
+                         f"and the table's options are not agent options)")
     return make(name, ruleset, num_players, seed=seed, **opts, **options)

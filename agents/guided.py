@@ -46,6 +46,7 @@ import numpy as np
 from agents.base import Agent, check_batch
 from agents.ppo import (
     _torch,
+    check_device,
     default_checkpoint,
     few_rows_threads,
     floor_action,
@@ -56,6 +57,8 @@ from agents.ppo import (
     same_game,
 )
 from agents.search import SearchAgent
+
+MAX_WORLDS = 4096  # sampled worlds per decision: at about a millisecond each, over four seconds a decision
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_guided as G
 from shedders.envs.actions import ACTION_IDS
@@ -147,9 +150,11 @@ class GuidedSearchAgent(Agent):
         """Check and set the search's options (``__init__``'s, which ``with_networks`` shares)."""
         if self.ruleset == "omg":
             raise ValueError("guided search plays the palace rulesets; omg's strongest agent is its search")
-        for key, v, lo in (("worlds", worlds, 1), ("depth", depth, 0), ("top_k", top_k, 1), ("patience", patience, 0)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ValueError(f"{key} must be an integer >= {lo}, got {v!r}")
+        for key, v, lo, hi in (("worlds", worlds, 1, MAX_WORLDS), ("depth", depth, 0, 400), ("top_k", top_k, 1, 810),
+                               ("patience", patience, 0, 10**6)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ValueError(f"{key} must be an integer in {lo}..{hi}, got {v!r}")
+        device = check_device(device)
         if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not np.isfinite(prior) or prior < 0:
             raise ValueError(f"prior must be a non-negative number, got {prior!r}")
         if not 0.0 <= ready_floor <= 1.0:

@@ -222,6 +222,28 @@ def default_checkpoint(ruleset: str, num_players: int, **options) -> Path:
     return core if core.exists() and same_game("core", ruleset, num_players, **options) else own
 
 
+def check_device(device) -> str:
+    """``device`` if torch can run a network there (``cpu``, ``cuda``, ``cuda:1``, ``mps``), else ``ValueError``
+    (``meta`` holds no data, and an unknown name is no device)."""
+    torch = _torch()
+    try:
+        kind = torch.device(device).type if isinstance(device, str) else None
+    except (RuntimeError, ValueError):
+        kind = None
+    if kind not in ("cpu", "cuda", "mps", "xpu"):
+        raise ValueError(f"device must be a torch device that runs networks (cpu, cuda, cuda:N, mps), got {device!r}")
+    return device
+
+
+def check_flag(value, name: str) -> bool:
+    """``value`` as True or False (a spec gives 1 or 0); ``ValueError`` for anything else."""
+    if value in (True, False) and isinstance(value, (bool, int, np.integer, np.bool_)):
+        return bool(value)
+    if value in ("true", "false"):
+        return value == "true"
+    raise ValueError(f"{name} must be true or false (1 or 0), got {value!r}")
+
+
 class PPOAgent(Agent):
     name = "ppo"
 
@@ -229,6 +251,10 @@ class PPOAgent(Agent):
                  checkpoint: str | None = None, sample: bool = True, temperature: float = 1.0, device: str = "cpu",
                  ready_floor: float = 0.001, **options):
         super().__init__(ruleset, num_players, seed, **options)
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not (
+                0 < temperature < math.inf):
+            raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
+        sample, device = check_flag(sample, "sample"), check_device(device)
         path = Path(checkpoint) if checkpoint else default_checkpoint(ruleset, num_players, **options)
         if not path.exists():
             raise ValueError(f"no ppo checkpoint at {path}; train one with python -m experiments.train_ppo "
@@ -241,10 +267,8 @@ class PPOAgent(Agent):
         self.model = policy_from(ck, device)
         self.model.eval()
         self.device = device
-        self.sample = bool(sample)
+        self.sample = sample
         self.temperature = float(temperature)
-        if not self.temperature > 0:
-            raise ValueError(f"temperature must be positive, got {temperature}")
         self.ready_floor = float(ready_floor)
         if not 0.0 <= self.ready_floor <= 1.0:
             raise ValueError(f"ready_floor must be in [0, 1], got {ready_floor}")

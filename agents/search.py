@@ -78,6 +78,7 @@ from shedders.envs.palace_env import observation_slices
 
 
 #: where the fitted weights of ``leaf="value"`` lie: ``leaf-<ruleset>-<n>p.json`` (``python -m experiments.fit_leaf``)
+MAX_BUDGET = 1 << 24  # rollouts per decision (16.8 million): the champion at its 60 s cap asks for up to 12.1 million
 LEAF_WEIGHTS = Path(__file__).resolve().parent / "checkpoints"
 
 
@@ -181,8 +182,8 @@ class SearchAgent(Agent):
         if opponents not in self.opponent_models:
             raise ValueError(f"opponents must be one of {', '.join(self.opponent_models)}, got {opponents!r}")
         self.opponents = opponents
-        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-            raise ValueError(f"budget must be a positive integer (rollouts per decision), got {budget!r}")
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= MAX_BUDGET:
+            raise ValueError(f"budget must be an integer in 1..{MAX_BUDGET} (rollouts per decision), got {budget!r}")
         if not 0.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [0, 1], got {eps!r}")
         if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:

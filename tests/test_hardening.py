@@ -106,9 +106,80 @@ def test_search_refuses_rows_it_cannot_search(ruleset):
     assert len(s.act(vg.observation[:2], vg.action_mask[:2], state=vg.state, games=np.array([0, 1]))) == 2
 
 
-def test_step_check_false_is_documented_as_trusting_the_actions():
-    doc = shedders.VectorGame.step.__doc__
-    assert "check=False" in doc and "trusts" in doc
+def engine_bytes(vg) -> bytes:
+    return b"".join(np.ascontiguousarray(a).tobytes() for a in vg.state) + vg.action_mask.tobytes()
+
+
+@pytest.mark.parametrize("ruleset", ["og", "core", "fatality", "omg"])
+@pytest.mark.parametrize("check", [True, False])
+def test_a_bad_action_is_refused_even_with_check_false_and_no_game_changes(ruleset, check):
+    """``step(check=False)`` with one bad id used to write into other games (og, ``[740, -1]`` rewrote game 1's
+    hand) or crash: now every id is checked (one pass over the batch), and a refused step moves no game."""
+    rng = np.random.default_rng(0)
+    vg = shedders.VectorGame(ruleset, 16, 4, seed=3)
+    vg.reset()
+    for _ in range(20):
+        vg.step(vg.sample_legal())
+    for trial in range(60):
+        a = vg.sample_legal().astype(np.int64)
+        g = int(rng.integers(16))
+        masked = np.flatnonzero(vg.action_mask[g] == 0)
+        a[g] = [int(rng.choice(masked)), -2, vg.num_actions, 740 % vg.num_actions, 2**40][trial % 5]
+        if a[g] in (740 % vg.num_actions,) and vg.action_mask[g, a[g]]:
+            continue
+        before = engine_bytes(vg)
+        with pytest.raises(ValueError, match=f"game {g}"):
+            vg.step(a, check=check)
+        assert engine_bytes(vg) == before
+    vg.step(vg.sample_legal(), check=check)  # and it still plays
+
+
+def test_og_740_in_game_0_does_not_touch_game_1():
+    vg = shedders.VectorGame("og", 2, 4, seed=0)
+    vg.reset()
+    hands = vg.state.hand.copy()
+    with pytest.raises(ValueError, match="not legal in game 0"):
+        vg.step(np.array([740, -1]), check=False)
+    assert (vg.state.hand == hands).all()
+
+
+@pytest.mark.parametrize("ruleset", ["core", "omg"])
+def test_strided_and_narrow_action_arrays_take_the_compiled_path(ruleset):
+    """``vg.step(a[::2])`` used to compile a second specialization of every kernel (26-112 s): actions that are
+    not a contiguous int64 array are copied first. The signatures compiled stay the same."""
+    from shedders.engine import omg as O
+
+    vg = shedders.VectorGame(ruleset, 8, 4, seed=0)
+    vg.reset()
+    vg.step(vg.sample_legal())
+    engine = O if ruleset == "omg" else K
+    kernels = (engine.batch_step_nb, engine.step_range_nb, engine.first_illegal_nb)
+    before = [len(k.signatures) for k in kernels]
+    for make in (lambda a: np.repeat(a, 2)[::2], lambda a: a.astype(np.int32), lambda a: a.astype(np.int16)):
+        vg.step(make(vg.sample_legal()))
+    assert [len(k.signatures) for k in kernels] == before
+
+
+def test_an_unknown_vector_game_option_is_a_value_error():
+    for ruleset in ("core", "omg"):
+        with pytest.raises(ValueError, match="unknown option 'bogus'"):
+            shedders.VectorGame(ruleset, 8, bogus=1)
+        with pytest.raises(ValueError, match="unknown option 'bogus'"):
+            shedders.env(ruleset, 3, bogus=1)
+
+
+@pytest.mark.parametrize("spec,match", [("random:seed=3", "'seed'"), ("greedy:ruleset=og", "'ruleset'"),
+                                        ("search:num_players=2", "'num_players'"),
+                                        ("ppo:temperature=inf", "temperature"), ("ppo:temperature=0", "temperature"),
+                                        ("ppo:sample=7", "sample"), ("ppo:device=meta", "device"),
+                                        ("ppo:device=nonsense", "device"),
+                                        ("guided:worlds=100000000", "worlds"), ("guided:worlds=1e8", "worlds"),
+                                        ("guided:device=meta", "device"),
+                                        ("search:budget=100000000000000", "budget"),
+                                        ("search:budget=400000000", "budget")])
+def test_agent_option_values_are_checked_before_anything_is_built(spec, match):
+    with pytest.raises(ValueError, match=match):
+        agents.make_spec(spec, "core", 4)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -53,11 +53,14 @@ def make_rules(
     ply_cap: int = DEFAULT_PLY_CAP,
     deck=None,
     cap_rule: str = "truncate",
+    **unknown,
 ) -> PalaceRules | OmgRules:
     """Validate the arguments of ``shedders.env`` and build the ruleset's config.
 
-    Raises ``ValueError`` naming the bad value and the allowed ones.
+    Raises ``ValueError`` naming the bad value and the allowed ones (an unknown option too).
     """
+    if unknown:
+        raise ValueError(f"unknown option {next(iter(unknown))!r}; options: base, rules, ply_cap, deck, cap_rule")
     _check_choice("ruleset", ruleset, RULESETS)
     if base is not None and ruleset != "house":
         raise ValueError(f"base= is accepted by 'house' only, not by {ruleset!r}")

@@ -141,8 +141,11 @@ def batch_observe_nb(nthreads, s, seats, params, cards, out):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def first_illegal_nb(mask, actions):
+    """Index of the first game whose action is not an id or is masked (-1 skips a game), or -1 when all are legal."""
     for g in range(actions.shape[0]):
         a = actions[g]
-        if a >= 0 and (a >= mask.shape[1] or mask[g, a] == 0):
+        if a == -1:
+            continue
+        if a < 0 or a >= mask.shape[1] or mask[g, a] == 0:
             return g
     return -1

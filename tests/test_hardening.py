@@ -444,3 +444,17 @@ def test_the_demo_answers_bad_input_in_one_line(argv, match, capsys):
 def test_vector_game_options_are_checked(ruleset, kwargs, match):
     with pytest.raises(ValueError, match=match):
         shedders.VectorGame(ruleset, **{"num_envs": 2, "num_players": 3, **kwargs})
+
+
+@pytest.mark.parametrize("ruleset", ["core", "og", "south_african", "fatality", "omg"])
+@pytest.mark.parametrize("key", ["direciton", "ply_cap", "cap_rule", "Players"])
+def test_an_unknown_scenario_key_is_refused_naming_it(ruleset, key):
+    env = played_env(ruleset, 3, steps=4)
+    sc = env.state_dict()
+    before = snapshot(env)
+    sc[key] = 1
+    with pytest.raises(ValueError, match=f"unknown scenario key '{key}'"):
+        env.reset(options={"scenario": sc})
+    assert snapshot(env) == before
+    del sc[key]
+    env.reset(options={"scenario": sc})  # the state_dict itself loads

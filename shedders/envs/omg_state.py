@@ -26,7 +26,7 @@ import numpy as np
 
 from shedders.engine import omg as O
 from shedders.rules.omg import COLORS, GODS
-from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int
+from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int, unknown_key
 
 
 def parse(rules, sc: dict) -> O.OmgState:
@@ -43,10 +43,16 @@ def parse(rules, sc: dict) -> O.OmgState:
     return t
 
 
+#: every key an omg scenario may hold (``state_dict()`` writes these); any other is refused, naming it
+SCENARIO_KEYS = ("ruleset", "current_player", "phase", "players", "pile", "deck", "revealed", "placing", "plies",
+                 "power", "left", "chosen", "winner", "truncated")
+
+
 def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
+    unknown_key(sc, SCENARIO_KEYS)
     if sc.get("ruleset", "omg") != "omg":
         raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ('omg')")
     deck = rules.deck

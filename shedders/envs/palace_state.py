@@ -37,7 +37,7 @@ import numpy as np
 
 from shedders.engine import palace as K
 from shedders.rules import PalaceRules
-from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int
+from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int, unknown_key
 
 RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
 PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}
@@ -68,10 +68,17 @@ def parse(rules: PalaceRules, sc: dict) -> K.PalaceState:
     return build_checked(_build, K.alloc_state(1, rules.num_players, rules.num_cards), rules, sc)
 
 
+#: every key a palace scenario may hold (``state_dict()`` writes these); any other is refused, naming it
+SCENARIO_KEYS = ("ruleset", "current_player", "direction", "phase", "players", "pile", "pile_by", "deck",
+                 "out_of_play", "placing", "plies", "turn", "target", "last_play", "out_of_turn", "sneak_rank",
+                 "sneak_by", "resume_phase", "resume_player", "ask", "ask_left")
+
+
 def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
+    unknown_key(sc, SCENARIO_KEYS)
     n = rules.num_players
     name = sc.get("ruleset", rules.name)
     if name != rules.name:

@@ -53,3 +53,15 @@ def seat(value, n: int, what: str, allow_none: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
         raise ValueError(f"{what} must be a seat in 0..{n - 1}, got {value!r}")
     return int(value)
+
+
+def unknown_key(sc: dict, known) -> None:
+    """``ValueError`` naming the first key of scenario ``sc`` not in ``known`` (a typo such as ``"direciton"``, or
+    an env option such as ``ply_cap`` put inside the scenario)."""
+    for key in sc:
+        if key not in known:
+            hint = " (an env option: pass it to the env, not in the scenario)" if key in ENV_OPTIONS else ""
+            raise ValueError(f"unknown scenario key {key!r}{hint}; keys: {', '.join(known)}")
+
+
+ENV_OPTIONS = ("ply_cap", "cap_rule", "base", "rules", "deck", "num_players", "render_mode")

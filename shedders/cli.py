@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from shedders import replay as R
@@ -99,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C outside a game (while loading, or stepping through a replay)
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # every failure is one line and exit code 2; SHEDDERS_TRACEBACK=1 shows where
+        if os.environ.get("SHEDDERS_TRACEBACK"):
+            raise
+        what = str(e).splitlines()[0] if str(e) else type(e).__name__
+        kind = "" if isinstance(e, (ValueError, OSError)) else f"{type(e).__name__}: "
+        print(f"shedders {cmd}: error: {kind}{what}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -159,17 +159,21 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
 
 
 def _unwritable(path: Path) -> str | None:
-    """Why a replay cannot be written to ``path`` (None when it can): checked before the game, not after it."""
+    """Why a replay cannot be written to ``path`` (None when it can): checked before the game, not after it, by
+    writing what ``Replay.save`` writes first (its folders and the temporary file beside ``path``), then removing
+    the file. Permission bits alone say nothing for root, or under /proc."""
     if path.is_dir():
         return "is a directory"
-    parent = path.parent if str(path.parent) else Path(".")
-    probe = parent
-    while not probe.exists():  # Replay.save creates missing folders: the nearest existing one must be writable
-        probe = probe.parent
-    if not probe.is_dir():
-        return f"{probe} is not a directory"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"cannot write in {probe}"
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "x", encoding="utf-8"):
+            pass
+        tmp.unlink()
+    except FileExistsError:
+        return f"{tmp} is in the way (a save left behind?)"
+    except OSError as e:
+        return f"cannot write there ({e.strerror or e})"
     return None
 
 

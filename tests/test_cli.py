@@ -62,3 +62,30 @@ def test_shedders_play_help_lists_every_agent(capsys):
     for name in agents.REGISTRY:
         assert name in out
     assert "ppo" in out
+
+
+@pytest.mark.parametrize("save", ["/proc/version", "/proc/nope/game.jsonl"])
+def test_play_refuses_a_save_path_it_cannot_write_before_the_game_in_one_line(save, capsys):
+    """Permission bits pass for root under /proc: the check writes the file's temporary twin, as the save will."""
+    from shedders.cli import main
+
+    with pytest.raises(SystemExit) as e:  # argparse's usage error: the usage, then the one error line
+        main(["play", "--save", save, "--seed", "1"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("shedders play: error: --save")
+    assert "cannot write" in err
+
+
+def test_any_failure_of_a_command_is_one_line_and_exit_code_2(monkeypatch, capsys):
+    import shedders.cli as cli
+
+    def broken(argv):
+        raise RuntimeError("something broke\nsecond line")
+
+    monkeypatch.setattr(cli, "play_main", broken)
+    assert cli.main(["play"]) == 2
+    assert capsys.readouterr().err == "shedders play: error: RuntimeError: something broke\n"
+    monkeypatch.setenv("SHEDDERS_TRACEBACK", "1")
+    with pytest.raises(RuntimeError):
+        cli.main(["play"])

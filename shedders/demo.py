@@ -17,28 +17,19 @@ import agents
 import shedders
 
 
-def lowest_player(env, rng) -> int:
-    """The ``greedy`` agent of the agents package: lowest plain legal rank, all copies; wilds only when nothing else
-    goes; pickup last (og: covers with its best cards, sneaks plain cards)."""
-    key = (env.rules.name, env.rules.num_players)
-    if key not in _GREEDY:
-        _GREEDY[key] = agents.as_aec_policy(agents.make("greedy", env.rules.name, env.rules.num_players,
-                                                        **_options(env.rules)))
-    return _GREEDY[key](env, env.agent_selection)
+def players(rules, seed: int) -> dict:
+    """The built-in players for one game, every one drawing from ``seed`` only, so a seed replays the same game:
+    ``lowest`` is the agents package's ``greedy`` (lowest plain legal rank, all copies; wilds only when nothing
+    else goes; pickup last; og: covers with its best cards, sneaks plain cards), ``random`` a uniform legal
+    action."""
+    rng = np.random.default_rng(seed)
+    options = {"base": rules.base} if rules.name == "house" else {}
+    greedy = agents.as_aec_policy(agents.make("greedy", rules.name, rules.num_players, seed=seed, **options))
+    return {"lowest": lambda env: greedy(env, env.agent_selection),
+            "random": lambda env: int(rng.choice(env.legal_actions()))}
 
 
-_GREEDY: dict = {}
-
-
-def _options(rules) -> dict:
-    return {"base": rules.base} if rules.name == "house" else {}
-
-
-def random_player(env, rng) -> int:
-    return int(rng.choice(env.legal_actions()))
-
-
-PLAYERS = {"lowest": lowest_player, "random": random_player}
+PLAYERS = ("lowest", "random")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -62,7 +53,7 @@ def main(argv: list[str] | None = None) -> dict:
         env.reset(seed=args.seed)
     except ValueError as e:
         ap.error(str(e))
-    rng = np.random.default_rng(args.seed)
+    play = players(env.rules, args.seed)
     seat_kind = {a: kinds[i % len(kinds)] for i, a in enumerate(env.possible_agents)}
     say = (lambda *a: None) if args.quiet else print
     say(f"shedders demo: {args.ruleset}, {args.players} players, seed {args.seed}")
@@ -79,7 +70,7 @@ def main(argv: list[str] | None = None) -> dict:
         if at_turn and shown < args.show:
             say(env.render_text() + "\n")
             shown += 1
-        action = PLAYERS[seat_kind[agent]](env, rng)
+        action = play[seat_kind[agent]](env)
         if env.phase != "setup":
             say(f"  {agent}: {env.action_names[action]}")
         env.step(action)

@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -69,4 +71,24 @@ def test_demo_plays_a_game_to_the_end(capsys):
 
     result = demo.main(["--ruleset", "core", "--players", "3", "--seed", "1", "--quiet"])
     assert not result["truncated"] and len(result["placing"]) == 2
-    assert "Shithead" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "last: player_" in out and "Shithead" not in out  # shaming is a house prison rule, off by default
+
+
+@pytest.mark.parametrize("ruleset", ["south_african", "core", "og", "omg"])
+def test_the_seeded_demo_plays_the_same_game_every_time(ruleset, capsys):
+    """The same ``--seed`` prints the same game, in this process and in a fresh one (every player draws from the
+    seed: the greedy player's ties too)."""
+    import subprocess
+    import sys
+
+    from shedders import demo
+
+    outs = []
+    for _ in range(3):
+        demo.main(["--ruleset", ruleset, "--seed", "7", "--show", "1"])
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == outs[2]
+    fresh = subprocess.run([sys.executable, "-m", "shedders.demo", "--ruleset", ruleset, "--seed", "7", "--show", "1"],
+                           capture_output=True, text=True, check=True)
+    assert fresh.stdout == outs[0]

@@ -179,12 +179,42 @@ def test_match_keeps_a_running_tally():
     assert np.isclose(m.tally.sum(), 0.0)  # zero-sum when every game ended
 
 
-def test_shithead_shaming_the_loser_is_addressed_only_as_shithead():
-    env = make(players=[P("K"), P("3 3")], pile="9")
+def finished_with_loser_1(ruleset, **kwargs):
+    env = make(ruleset, players=[P("K"), P("3 3")], pile="9", **kwargs)
     env.render_mode = "ansi"
+    before = env.state_dict()
     env.step(env.action_id("play 1xK"))
+    return env, before
+
+
+def test_shithead_shaming_the_loser_is_addressed_only_as_shithead():
+    """Prison rule "Shithead shaming", a house toggle: with it on, the renderer, the explanations and the table
+    view call the last game's loser "Shithead"."""
+    from shedders.explain import explain_step, table_view
+
+    env, before = finished_with_loser_1("house", rules={"shithead_shaming": True})
     text = env.render()
     assert 'player_1 "Shithead"' in text and "Shithead: player_1" in text
+    said = explain_step(env.rules, before, env.state_dict(), 0, "play 1xK", None)
+    assert any("player_1 is the Shithead" in line for line in said)
+    assert table_view(env, 0)["shithead"] == 1
+
+
+@pytest.mark.parametrize("ruleset,kwargs", [("core", {}), ("south_african", {}), ("house", {}),
+                                            ("house", {"base": "south_african"}), ("fatality", {})])
+def test_shithead_shaming_is_a_prison_rule_off_by_default(ruleset, kwargs):
+    """The seed's Prison Rules are "optional rules for when the base game isn't chaotic enough": without the toggle
+    no surface names the loser "Shithead" (only "last")."""
+    from shedders.explain import explain_step, table_view
+
+    env, before = finished_with_loser_1(ruleset, **kwargs)
+    assert not env.rules.shithead_shaming
+    text = env.render()
+    assert "Shithead" not in text and "last: player_1" in text
+    said = explain_step(env.rules, before, env.state_dict(), 0, "play 1xK", None)
+    assert not any("Shithead" in line for line in said) and any("player_1 is last" in line for line in said)
+    assert table_view(env, 0)["shithead"] is None
+    assert table_view(env, 0)["constraint"] == "the game is over"
 
 
 # ---------------------------------------------------------------- Ply cap --------------------------------------

@@ -205,7 +205,7 @@ def test_the_replay_viewer_api_verifies_and_shows_each_seat_its_view(http):
     every = http.get(f"/api/replays/{rep['id']}", params={"frame": mid}).json()
     assert all(p["hand"] is not None for p in every["view"]["players"])
     last = http.get(f"/api/replays/{rep['id']}", params={"frame": rep["frames"] - 1}).json()
-    assert last["move"] is None and last["view"]["over"]
+    assert last["move"] is None and last["view"]["over"] and last["view"]["constraint"] == "the game is over"
     for params in ({"frame": rep["frames"]}, {"frame": "x"}, {"frame": 0, "seat": 7}):
         r = http.get(f"/api/replays/{rep['id']}", params=params)
         assert r.status_code == 400, params

@@ -494,10 +494,40 @@ def claim(run_dir: Path, cfg: Config) -> None:
     os.replace(tmp, path)
 
 
+def chunk_digest(rec: dict, key: dict) -> str:
+    """The sha256 a saved chunk carries: of its record and of the settings it was played under (``result_key``), so
+    a chunk whose numbers were changed, or that was copied in from another tournament, is not reused."""
+    body = {k: v for k, v in rec.items() if k != "sha256"}
+    text = json.dumps([body, key], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def save_chunk(path: Path, rec: dict, key: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rec | {"sha256": chunk_digest(rec, key)}))
+    os.replace(tmp, path)  # atomic: a killed run never leaves half a chunk
+
+
+def load_chunk(path: Path, key: dict) -> dict | None:
+    """A saved chunk whose digest holds, else None (it is played again, and a damaged one says so)."""
+    if not path.exists():
+        return None
+    try:
+        rec = json.loads(path.read_text())
+        ok = isinstance(rec, dict) and rec.get("sha256") == chunk_digest(rec, key)
+    except (OSError, ValueError):
+        ok = False
+    if not ok:
+        print(f"tournament: {path} is damaged or was changed (its sha256 does not match): playing it again",
+              file=sys.stderr)
+        return None
+    del rec["sha256"]
+    return rec
+
+
 def run(cfg: Config, progress: bool = True) -> dict:
-    """Play the tournament (reusing saved chunks), write ``runs/<name>/`` and return the summary."""
-
-
+    """Play the tournament (reusing saved chunks whose digest holds), write ``runs/<name>/`` and return the
+    summary."""
     check(cfg)
     run_dir = Path(cfg.out) / cfg.run_name()
     chunk_dir = run_dir / "chunks"
@@ -506,10 +536,10 @@ def run(cfg: Config, progress: bool = True) -> dict:
     n_chunks = math.ceil(cfg.games / cfg.chunk)
     todo = []
     records = {}
+    key = result_key(cfg)
     for c in range(n_chunks):
         deals = min(cfg.chunk, cfg.games - c * cfg.chunk)
-        path = chunk_dir / f"{c:05d}.json"
-        rec = json.loads(path.read_text()) if path.exists() else None
+        rec = load_chunk(chunk_dir / f"{c:05d}.json", key)
         if rec is not None and len(rec["deal"]) == deals * cfg.players:
             records[c] = rec
         else:  # missing, or the last chunk of a run with fewer --games: played (again)
@@ -521,10 +551,7 @@ def run(cfg: Config, progress: bool = True) -> dict:
     def done(rec):
         for i, lines in enumerate(rec.pop("replays", [])):
             Replay.from_lines(lines).save(run_dir / "replays" / f"game_{i:04d}.jsonl")
-        path = chunk_dir / f"{rec['chunk']:05d}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(rec))
-        os.replace(tmp, path)  # atomic: a killed run never leaves half a chunk
+        save_chunk(chunk_dir / f"{rec['chunk']:05d}.json", rec, key)
         records[rec["chunk"]] = rec
         bar.update(len(rec["deal"]))
 

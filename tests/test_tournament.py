@@ -96,6 +96,24 @@ def test_outputs_and_resuming_from_saved_chunks(tmp_path):
     assert again["game_rows"] == s["game_rows"]
 
 
+def test_a_changed_saved_chunk_is_played_again_not_reused(tmp_path, capsys):
+    """Saved chunks carry a sha256 of their record and the tournament's settings: one whose rewards were negated
+    (or that is damaged) is played again, and the results are the true ones."""
+    cfg = T.Config(ruleset="core", players=3, agents=["random", "greedy"], games=16, seed=1, out=str(tmp_path),
+                   chunk=8)
+    s = T.run(cfg, progress=False)
+    chunks = sorted((tmp_path / cfg.run_name() / "chunks").glob("*.json"))
+    rec = json.loads(chunks[0].read_text())
+    assert len(rec["sha256"]) == 64
+    rec["reward"] = [[-r for r in row] for row in rec["reward"]]
+    chunks[0].write_text(json.dumps(rec))
+    chunks[1].write_text("{not json")
+    again = T.run(cfg, progress=False)
+    assert again["game_rows"] == s["game_rows"]
+    err = capsys.readouterr().err
+    assert "00000.json is damaged or was changed" in err and "00001.json is damaged" in err
+
+
 def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="unknown agent 'alphago'"):
         T.run(T.Config(agents=["alphago"]), progress=False)

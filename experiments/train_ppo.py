@@ -207,41 +207,69 @@ def _newest(items: list, keep: int) -> list:
 
 
 class Opponents:
-    """Who holds the seats of each game: -1 the learner, k >= 0 member k of the pool (heuristics, then snapshots)."""
+    """Who holds the seats of each game: -1 the learner, k >= 0 member k of the pool.
+
+    Members are numbered once and never renumbered: the heuristics first, then each snapshot as it is taken. The
+    pool a new game draws from is the heuristics and the newest ``pool_snapshots`` snapshots; a snapshot dropped
+    from it still finishes the games it was dealt into (and is then freed), and each game's result is credited to
+    the name its opponent had when the game was dealt (``snapshot-0`` the oldest in the pool then)."""
 
     def __init__(self, cfg: Config, rng: np.random.Generator, num_envs: int):
         self.cfg = cfg
         self.rng = rng
         self.heuristics = [agents_pkg.make_spec(spec, cfg.ruleset, cfg.players, seed=cfg.seed + i)
                            for i, spec in enumerate(cfg.pool)]
-        self.snapshots: list[Policy] = []
+        self.members: list = list(self.heuristics)  # member k; a freed snapshot is None
+        self.pool_snapshots: list[int] = []  # the members that are snapshots new games may draw, oldest first
         self.controller = np.full((num_envs, cfg.players), -1, np.int64)
+        self.dealt_as = [""] * num_envs  # each game's opponent by the name it had at the deal
+
+    @property
+    def snapshots(self) -> list:
+        """The snapshots in the pool, oldest first."""
+        return [self.members[k] for k in self.pool_snapshots]
 
     @property
     def names(self) -> list[str]:
-        return list(self.cfg.pool) + [f"snapshot-{i}" for i in range(len(self.snapshots))]
+        return list(self.cfg.pool) + [f"snapshot-{i}" for i in range(len(self.pool_snapshots))]
+
+    def add_snapshot(self, net) -> None:
+        """``net`` joins the pool; the oldest beyond ``pool_snapshots`` leaves it (its games play on)."""
+        self.members.append(net)
+        self.pool_snapshots = _newest(self.pool_snapshots + [len(self.members) - 1], self.cfg.pool_snapshots)
+        self._free()
+
+    def _free(self) -> None:
+        playing = set(np.unique(self.controller[self.controller >= 0]).tolist())
+        for k in range(len(self.heuristics), len(self.members)):
+            if k not in playing and k not in self.pool_snapshots:
+                self.members[k] = None
 
     def deal(self, rows: np.ndarray) -> None:
         """Draw the table of each game in ``rows`` (games that were just dealt)."""
         n = self.cfg.players
-        members = len(self.cfg.pool) + len(self.snapshots)
+        pool = list(range(len(self.heuristics))) + self.pool_snapshots
+        names = self.names
         for g in rows:
             self.controller[g] = -1
-            if members == 0 or self.rng.random() < self.cfg.self_play:
+            self.dealt_as[g] = ""
+            if not pool or self.rng.random() < self.cfg.self_play:
                 continue
-            k = int(self.rng.integers(members))
-            self.controller[g] = k
+            i = int(self.rng.integers(len(pool)))
+            self.controller[g] = pool[i]
+            self.dealt_as[g] = names[i]
             if self.cfg.learner_seats == 1:  # the original draw (kept so that older runs resume the same way)
                 self.controller[g, int(self.rng.integers(n))] = -1
             else:
                 mine = int(self.rng.integers(1, min(self.cfg.learner_seats, n - 1) + 1))
                 self.controller[g, self.rng.choice(n, mine, replace=False)] = -1
+        self._free()
 
     def act(self, k: int, vg, rows: np.ndarray, device) -> np.ndarray:
         """Pool member k's actions in the games ``rows`` of ``vg``."""
         if k < len(self.heuristics):
             return act_in(self.heuristics[k], vg, rows)
-        net = self.snapshots[k - len(self.heuristics)]
+        net = self.members[k]
         with torch.no_grad():
             logits, _ = net(torch.from_numpy(vg.observation[rows]).to(device).float())
             mask = torch.from_numpy(vg.action_mask[rows]).to(device)
@@ -314,11 +342,11 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     for st in pool_states:
         net = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
         net.load_state_dict(st)
-        opp.snapshots.append(net)
+        opp.add_snapshot(net)
     opp.deal(np.arange(cfg.num_envs))
     teacher = (agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=cfg.seed + 104729 + counters["update"])
                if cfg.teacher else None)
-    writer = _writer(run_dir)
+    writer = _writer(run_dir, counters["global_step"] if resume else None)
     csv_path = run_dir / "progress.csv"
     b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
     steps_per_update = b * t_len
@@ -419,10 +447,9 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                     done_buf[last_t[idx, s], idx] = True
                     last_t[ended, s] = -1
                 for g in ended:
-                    k = opp.controller[g][opp.controller[g] >= 0]
-                    if len(k):  # the learner's result against pool member k: its seats' mean reward
+                    if opp.dealt_as[g]:  # the learner's result against the game's opponent: its seats' mean reward
                         seats = np.flatnonzero(opp.controller[g] < 0)
-                        results[opp.names[int(k[0])]].append(float(r[g, seats].mean()))
+                        results.setdefault(opp.dealt_as[g], []).append(float(r[g, seats].mean()))
                 counters["episodes"] += len(ended)
                 opp.deal(ended)
         # bootstrap open trajectories from each seat's current view
@@ -476,8 +503,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
             snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
             snap.load_state_dict(model.state_dict())
-            opp.snapshots.append(snap)
-            opp.snapshots = _newest(opp.snapshots, cfg.pool_snapshots)
+            opp.add_snapshot(snap)
             pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
         row = {"update": counters["update"], "global_step": counters["global_step"],
                "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),
@@ -624,12 +650,14 @@ def _tuple(x):
     return tuple(_tuple(v) for v in x) if isinstance(x, list) else x
 
 
-def _writer(run_dir: Path):
+def _writer(run_dir: Path, resumed_at: int | None = None):
+    """TensorBoard's writer; a resumed run purges the events a killed run wrote after its checkpoint (steps past
+    ``resumed_at``), as ``progress.csv`` drops their rows, so each update is shown once."""
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:  # tensorboard not installed: CSV only
         return None
-    return SummaryWriter(str(run_dir))
+    return SummaryWriter(str(run_dir), purge_step=None if resumed_at is None else resumed_at + 1)
 
 
 def trim_log(path: Path, last_update: int) -> None:

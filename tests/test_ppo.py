@@ -150,6 +150,46 @@ def test_learner_seats_draws_one_to_k_seats_for_the_network_in_pool_games():
     assert ((opp.controller < 0).sum(axis=1) == 1).all()
 
 
+def test_a_game_dealt_against_a_snapshot_finishes_against_it_when_the_pool_drops_it():
+    """Once the pool is full, a new snapshot drops the oldest: games already dealt against it play on against the
+    same network (members are never renumbered) and are credited to the name it had at their deal."""
+    cfg = P.Config(ruleset="core", players=4, self_play=0.0, pool=[], pool_snapshots=2)
+    opp = P.Opponents(cfg, np.random.default_rng(0), 64)
+    nets = [object(), object(), object()]
+    opp.add_snapshot(nets[0])
+    opp.add_snapshot(nets[1])
+    opp.deal(np.arange(64))
+    against_oldest = [g for g in range(64) if opp.dealt_as[g] == "snapshot-0"]
+    assert against_oldest and all(opp.members[opp.controller[g].max()] is nets[0] for g in against_oldest)
+    opp.add_snapshot(nets[2])  # the pool drops nets[0]
+    assert opp.snapshots == [nets[1], nets[2]] and opp.names == ["snapshot-0", "snapshot-1"]
+    for g in against_oldest:  # still played by nets[0], still credited as dealt
+        assert opp.members[opp.controller[g].max()] is nets[0] and opp.dealt_as[g] == "snapshot-0"
+    opp.deal(np.arange(64))  # every game redealt: nets[0] is freed, the new deals draw only from the pool
+    assert nets[0] not in opp.members
+    assert {id(opp.members[opp.controller[g].max()]) for g in range(64)} == {id(nets[1]), id(nets[2])}
+
+
+def test_resume_purges_the_tensorboard_events_a_killed_run_wrote_after_its_checkpoint(tmp_path):
+    """A killed run logs updates past its checkpoint; on --resume those are written again. TensorBoard's reader must
+    see each update once (the resumed writer purges steps past the checkpoint), as progress.csv does."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--checkpoint-every", "2")
+    ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
+    assert ck["counters"]["update"] == 4
+    # a kill after update 4's events: roll the checkpoint back to update 2's as if 3 and 4 were never saved
+    run(tmp_path / "two", "--ruleset", "core", "--total-steps", "256")
+    (tmp_path / "tiny" / "checkpoint.pt").write_bytes((tmp_path / "two" / "tiny" / "checkpoint.pt").read_bytes())
+    run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--resume")
+    acc = EventAccumulator(str(tmp_path / "tiny"))
+    acc.Reload()
+    steps = [e.step for e in acc.Scalars("train/loss")]
+    assert steps == sorted(set(steps)) and steps == [128, 256, 384, 512]
+    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
+
+
 def test_resume_with_fewer_pool_snapshots_keeps_the_newest(tmp_path):
     run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--pool-snapshots", "4")
     ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)

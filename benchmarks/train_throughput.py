@@ -20,7 +20,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba
 import torch
 
 from shedders.commandline import build_parser
@@ -33,8 +32,7 @@ def measure(ruleset: str, threads: int, updates: int, seed: int = 0) -> dict:
     """Median steps/s and time shares over the first ``updates`` updates of a fresh default run."""
     from experiments.train_ppo import Config, train
 
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:  # train() sets both pools: torch ``threads``, the engine its default
         cfg = Config(ruleset=ruleset, seed=seed, threads=threads, eval_deals=0, out=tmp, name="bench")
         cfg.total_steps = updates * cfg.num_envs * cfg.num_steps
         train(cfg, progress=False)
@@ -55,7 +53,7 @@ class Config:
     rulesets: list[str] = field(default_factory=lambda: list(RULESETS))
     """rulesets to measure"""
     threads: list[int] = field(default_factory=lambda: [1, 2])
-    """torch (and numba) thread counts"""
+    """torch thread counts (the engine keeps train_ppo's default, engine_threads=1)"""
     updates: int = 12
     """updates per run (512 x 64 engine steps each)"""
     out: str | None = None

@@ -72,7 +72,7 @@ import shedders
 from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
 from agents.ppo import default_checkpoint, legal_index, load_file, packed_legal, policy_from, same_game, save_file
-from experiments.train_ppo import _has, _log, _tuple, trim_log
+from experiments.train_ppo import _has, _log, _tuple, set_threads, trim_log
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
 from shedders.engine.search import palace_guided as G
@@ -114,7 +114,8 @@ class Config:
     critic_hidden: int = 256  # width of the critic's two hidden layers
     init: str = ""  # the network to start from ("": the committed ppo checkpoint of the table)
     seed: int = 0  # seeds the deals, torch, numpy and every agent
-    threads: int = 0  # torch threads (0: torch's default)
+    threads: int = 0  # torch threads (0: torch's default, one per core)
+    engine_threads: int = 1  # numba threads for the engine and the search (1: no OpenMP region to spin)
     ply_cap: int = 1000  # decisions after which a game is capped (as train_ppo's palace defaults)
     cap_rule: str = "most_cards"  # how a capped game ends: every seat is placed by cards left, so each has a target
     out: str = "runs"  # the folder that holds the run directory
@@ -341,8 +342,7 @@ def save_checkpoint(path: Path, cfg: Config, policy, critic, optimizer, counters
 
 def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     check(cfg)
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
+    set_threads(cfg.threads, cfg.engine_threads)
     run_dir = Path(cfg.out) / cfg.run_name()
     ckpt_path = run_dir / "checkpoint.pt"
     if not resume and run_dir.is_dir() and any(run_dir.iterdir()):

@@ -599,3 +599,19 @@ def test_the_truncation_penalty_charges_the_seats_still_in_under_either_cap_rule
         assert (vg.final_placing >= 0).all()  # every seat placed by cards, and still charged
     else:
         assert (vg.final_placing < 0).all()  # nobody placed
+
+
+def test_training_sets_both_thread_pools_itself(tmp_path, monkeypatch):
+    """train_ppo sets numba's threads (engine_threads, default 1: no OpenMP region whose spinning workers starve
+    torch's threads on a busy machine) and torch's (threads), whatever the environment says."""
+    import numba
+
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    before = torch.get_num_threads()
+    run(tmp_path, "--ruleset", "core", "--total-steps", "128", "--threads", "1")
+    assert numba.get_num_threads() == 1 and torch.get_num_threads() == 1
+    for bad in (["--engine-threads", "0"], ["--threads", "-1"]):
+        with pytest.raises(SystemExit):
+            run(tmp_path / "bad", "--ruleset", "core", "--total-steps", "128", *bad)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    torch.set_num_threads(before)

@@ -57,11 +57,11 @@ from agents.ppo import (
     same_game,
 )
 from agents.search import SearchAgent
-
-MAX_WORLDS = 4096  # sampled worlds per decision: at about a millisecond each, over four seconds a decision
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_guided as G
 from shedders.envs.actions import ACTION_IDS
+
+MAX_WORLDS = 4096  # sampled worlds per decision: at about a millisecond each, over four seconds a decision
 
 
 def _critic_class():

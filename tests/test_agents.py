@@ -37,6 +37,10 @@ def test_agents_only_ever_choose_legal_actions(config, name, seed):
         vg.step(a)
 
 
+# the fast tier checks the first decisions of these search properties; the slow tier every decision of the game
+DEPTH = [10, pytest.param(None, marks=pytest.mark.slow, id="whole-game")]
+
+
 def test_random_agent_is_reproducible_from_its_seed():
     vg = shedders.VectorGame("core", 32, 4, seed=1)
     vg.reset()
@@ -221,7 +225,8 @@ def test_search_rollout_option():
 @pytest.mark.parametrize("ruleset,rollout,select", [("og", "greedy", "uniform"), ("fatality", "greedy", "uniform"),
                                                     ("south_african", "greedy", "uniform"),
                                                     ("core", "expert", "uniform"), ("core", "greedy", "halving")])
-def test_search_decides_on_what_it_may_know_only(ruleset, rollout, select):
+@pytest.mark.parametrize("decisions", DEPTH)
+def test_search_decides_on_what_it_may_know_only(ruleset, rollout, select, decisions):
     """Reshuffling every card the deciding player cannot see leaves search's choice unchanged (same seed): it
     samples worlds from the information set, never from the true hidden cards. The oracle is the control."""
     from test_properties import copy_state, shuffle_hidden
@@ -232,6 +237,8 @@ def test_search_decides_on_what_it_may_know_only(ruleset, rollout, select):
     rng = np.random.default_rng(0)
     checked = 0
     for step in range(400):
+        if checked == decisions:
+            break
         if vg.num_legal[0] > 1 and step % 3 == 0:
             shuffled = shuffle_hidden(vg.state, int(vg.current_player[0]), n, rng, vg.params)
             same = copy_state(vg.state)
@@ -242,7 +249,7 @@ def test_search_decides_on_what_it_may_know_only(ruleset, rollout, select):
             assert a1[0] == a2[0], f"search's choice depends on hidden cards at step {step}"
             checked += 1
         vg.step(vg.sample_legal())
-    assert checked > 20
+    assert checked >= min(21, decisions or 21)
 
 
 @pytest.mark.slow
@@ -388,7 +395,7 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
                     agent._offsets)
     by_legal = {}
     for _ in range(300):
-        if vg.state.phase[0] == K.PH_OVER:
+        if vg.state.phase[0] == K.PH_OVER or min(by_legal.get(2, 0), by_legal.get(3, 0)) >= 4:
             break
         nl = int(vg.num_legal[0])
         if nl > 1:
@@ -641,8 +648,9 @@ def test_search_select_option():
         agents.make("search", "omg", 4, select="halving")  # omg's kernel spreads its rollouts evenly
 
 
+@pytest.mark.parametrize("decisions", DEPTH)
 @pytest.mark.parametrize("select", ["uniform", "halving"])
-def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select):
+def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select, decisions):
     """At batch 1 ``search`` spreads one decision's rollouts over numba's threads (search_one_par_nb, in ``nt``
     chunks, each in its own scratch row); its sums are taken in world order, so it chooses exactly what the
     one-thread kernel chooses: here over every decision of a game, in 1, 2 and 3 chunks, with fewer rollouts than
@@ -655,7 +663,7 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
     halving = select == "halving"
     checked = 0
     for step in range(150):
-        if vg.state.phase[0] == K.PH_OVER:
+        if vg.state.phase[0] == K.PH_OVER or checked == decisions:
             break
         if vg.num_legal[0] > 1:
             for budget in (2, 30):
@@ -680,4 +688,4 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
                 assert len({int(a.act(vg.observation, vg.action_mask, state=vg.state)[0]) for a in seeded}) == 1
             checked += 1
         vg.step(vg.sample_legal())
-    assert checked >= 20
+    assert checked >= min(20, decisions or 20)

@@ -145,3 +145,24 @@ def test_a_bad_start_shows_the_message_and_starts_nothing(page):
     page.click("button[data-action=start]")
     page.wait_for_selector("#start-error:has-text(\"unknown agent 'nobody'\")")
     assert page.is_hidden("#game")
+
+
+def test_the_page_loads_its_icon_shows_no_seed_before_the_end_and_keeps_log_numbers_whole(page, site):
+    """The favicon is served (no 404 on every page); the status line shows no seed while the game runs and says
+    the game is over at its end; the event log's numbers (from 100 on) sit inside the list, not clipped at its edge;
+    the content security policy blocks nothing the page itself uses."""
+    url, browser = site
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    page.on("console", lambda m: failed.append(m.text) if "Content Security Policy" in m.text else None)
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.evaluate("fetch('/favicon.ico').then(r => r.status)") == 200
+    assert page.evaluate("getComputedStyle(document.querySelector('#log')).listStylePosition") == "inside"
+    start(page, "core", 3, "greedy", 11)
+    page.wait_for_selector("#moves button[data-action]")
+    assert "seed shown at the end" in page.inner_text("#status") and "seed 11" not in page.inner_text("#status")
+    play_by_clicking(page)
+    status = page.inner_text("#status")
+    assert "seed 11" in status and "the game is over" in status and "waiting" not in page.inner_text("#table")
+    assert failed == []

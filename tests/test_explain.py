@@ -177,7 +177,7 @@ def test_fatality_pickup_with_the_face_up_cards_of_a_rank():
 def test_going_out_and_the_shithead():
     env = scenario("core", [{"hand": ["K"]}, {"hand": ["4"]}], pile=["9"])
     assert told(env, "play 1xK", 1) == ["player_0 plays a K", "player_0 is out (place 1)",
-                                        "game over: you are the Shithead"]
+                                        "game over: you are last"]
 
 
 # ---------------------------------------------------------------------------------------------------------------

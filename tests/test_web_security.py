@@ -142,7 +142,8 @@ def test_a_same_origin_browser_request_is_served(served, http):
     assert r.status_code == 201, r.text
 
 
-@pytest.mark.parametrize("host", ["evil.example", "attacker.example:80", "localhost.evil.example", "[::2]:1", "a b"])
+@pytest.mark.parametrize("host", ["evil.example", "attacker.example:80", "localhost.evil.example", "[::2]:1",
+                                  "a b"])
 def test_a_foreign_host_header_is_refused(http, host):
     for path in ("/", "/api/options"):
         r = http.get(path, headers={"host": host})

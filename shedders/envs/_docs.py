@@ -258,12 +258,15 @@ SPECS_HOUSE = (
     + """
 - `house` starts from `base="core"` (default) or `"south_african"` with every prison rule off; `rules=` sets
   toggles: reset_2, mirror_5, under_7, burn_10, skip_8, reverse_q, nominate_a, jokers, four_burn,
-  voluntary_pickup, slap, reverse_on_doubles, losers_tax, swap_phase. A card whose toggle is off is a plain card.
+  voluntary_pickup, slap, reverse_on_doubles, losers_tax, shithead_shaming, swap_phase. A card whose toggle is off
+  is a plain card.
 - slap: after a burn a uniformly random other player still in draws one card from the draw pile.
 - reverse_on_doubles: a play of exactly two cards reverses direction (cancelled by a burn).
 - losers_tax: in a `shedders.Match`, after each deal the last loser's best hand card (10, 2, 5, Joker when wild,
   then A down to 3) is swapped with the last winner's worst; not after a truncated game, never in a scenario.
-- Shithead shaming: the renderer names the last loser "Shithead".
+- shithead_shaming (off by default, as every prison rule: the seed calls them "optional rules for when the base
+  game isn't chaotic enough"): the renderer, the explanations and the web page name the last loser "Shithead";
+  without it they say "last", and `core` and `south_african` never shame.
 - Silent 7 and fetching drinks are table-only and not modeled."""
 )
 

@@ -118,11 +118,11 @@ def host_name(value: str) -> str | None:
     """The host name in a ``Host`` header or an origin's netloc (``"[::1]:8000"`` -> ``"::1"``), lowercased; None
     when it does not parse."""
     try:
-        name = urlsplit("//" + value).hostname
-        urlsplit("//" + value).port  # a port that is not a number raises
-    except ValueError:
+        parts = urlsplit("//" + value)
+        parts.port  # a port that is not a number raises
+    except ValueError:  # an unbalanced bracket too
         return None
-    return name
+    return parts.hostname
 
 
 def is_ip(name: str) -> bool:

@@ -6,6 +6,10 @@
 Open the printed address: start a game against any agents (``expert``, ``ppo``, ``search:budget=64``, ...),
 watch agents play each other, or open a saved replay. Everything is served by the app itself (no CDN), so it works
 offline. Games are kept in memory; one left alone for ``--ttl`` seconds is dropped.
+
+The server answers only for the address it listens on (and ``localhost`` on the loopback address; any IP address
+when it listens on every interface); ``--allow-host NAME`` adds a host name it may be reached under. Connections
+whose request headers take longer than 10 s are closed. See ``shedders.web.app`` for what a client may ask.
 """
 
 from __future__ import annotations

@@ -160,18 +160,23 @@ def main(argv: list[str] | None = None, read=input, write=print) -> int:
 
 def _unwritable(path: Path) -> str | None:
     """Why a replay cannot be written to ``path`` (None when it can): checked before the game, not after it, by
-    writing what ``Replay.save`` writes first (its folders and the temporary file beside ``path``), then removing
-    the file. Permission bits alone say nothing for root, or under /proc."""
+    doing what ``Replay.save`` does first (its folders, then its temporary file beside ``path``, removed again
+    unless it was there before). Permission bits alone say nothing for root, or under /proc."""
     if path.is_dir():
         return "is a directory"
-    tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "x", encoding="utf-8"):
+    except (FileExistsError, NotADirectoryError):
+        return f"{path.parent} is not a directory"
+    except OSError as e:
+        return f"cannot write there ({e.strerror or e})"
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        existed = tmp.exists()
+        with open(tmp, "a", encoding="utf-8"):
             pass
-        tmp.unlink()
-    except FileExistsError:
-        return f"{tmp} is in the way (a save left behind?)"
+        if not existed:
+            tmp.unlink()
     except OSError as e:
         return f"cannot write there ({e.strerror or e})"
     return None

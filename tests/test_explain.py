@@ -383,3 +383,13 @@ def test_the_hidden_card_check_catches_a_leak(ruleset, monkeypatch):
     monkeypatch.setattr(E, "view", lambda rules, state, viewer: full(rules, state, None))
     bad, _ = hidden_card_mismatches(ruleset, 4, seeds=[0], max_plies=150)
     assert bad
+
+
+def test_omgs_rules_in_short_name_each_power_in_words_not_as_a_python_tuple():
+    """The terminal game's ``?`` and the web page's "Rules in short" print omg's powers: one phrase per god."""
+    from shedders.explain import POWER_WORDS, rules_text
+
+    text = rules_text(shedders.make_rules("omg", 4))
+    assert "('" not in text and "')" not in text
+    for god, words in POWER_WORDS.items():
+        assert f"{god}: {words[0]}" in text

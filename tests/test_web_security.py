@@ -251,3 +251,30 @@ def test_a_deck_that_is_not_a_deck_file_is_refused_without_quoting_it(tmp_path, 
     with pytest.raises(ValueError) as e:
         shedders.raw_env("omg", 3, deck=deck)
     assert "root:" not in str(e.value) and "PATH=" not in str(e.value)
+
+
+def test_a_stored_replay_keeps_compressed_frames_and_a_long_one_is_refused(http):
+    """A replay's frames are kept compressed (a 19,761-decision replay took 63 MB before; the store holds 32), and
+    one of more than 5,000 decisions is refused before it is replayed."""
+    from shedders.web.sessions import MAX_REPLAY_DECISIONS, ReplaySession
+    from tests.test_replay import record_random_game
+
+    rec, states = record_random_game("omg", 4, {}, seed=3)
+    text = rec.dumps()
+    session = ReplaySession(text)
+    assert all(isinstance(f, bytes) for f in session.frames) and len(session.frames) == len(states)
+    assert sum(map(len, session.frames)) / len(session.frames) < 1500  # bytes a frame, compressed
+    lines = [json.loads(t) for t in text.splitlines()]
+    step = lines[1]
+    many = [lines[0]] + [step] * (MAX_REPLAY_DECISIONS + 1) + [lines[-1] | {"decisions": MAX_REPLAY_DECISIONS + 1}]
+    from shedders import replay as R
+
+    prev = ""
+    for i, line in enumerate(many):
+        line = dict(line)
+        line.pop("chain", None)
+        line["chain"] = prev = R.chain_digest(prev, line)
+        many[i] = line
+    r = http.post("/api/replays", content="\n".join(map(json.dumps, many)).encode(),
+                  headers={"content-type": "application/x-ndjson"})
+    assert r.status_code == 400 and "too long" in r.json()["error"]

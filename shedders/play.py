@@ -16,7 +16,6 @@ early; ``shedders replay FILE`` steps through it.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import textwrap

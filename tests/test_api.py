@@ -140,8 +140,19 @@ def test_unknown_rule_and_bad_toggle_values():
 
 
 def test_every_ruleset_is_implemented():
+    """Each listed ruleset builds, deals four seats with a legal decision for the player to act, and plays a random
+    game to its end."""
     for name in shedders.RULESETS:
-        shedders.env(name, 4).reset(seed=0)
+        env = shedders.raw_env(name, 4)
+        env.reset(seed=0)
+        assert env.rules.name == name and env.agents == [f"player_{i}" for i in range(4)]
+        assert env.legal_actions(), name
+        rng = np.random.default_rng(0)
+        while not env.game_over:
+            agent = env.agent_selection
+            dead = env.terminations.get(agent) or env.truncations.get(agent)
+            env.step(None if dead else int(rng.choice(env.legal_actions())))
+        assert env.game_over and (env.game_truncated or len(env.placing()) >= 1), name
 
 
 @pytest.mark.parametrize(

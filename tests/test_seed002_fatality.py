@@ -286,7 +286,7 @@ def test_a_joker_named_8_that_ends_the_game_is_a_mic_drop():
 def test_unknown_fatality_rule_names_are_refused():
     with pytest.raises(ValueError, match="unknown fatality rule 'slap'"):
         shedders.raw_env(FAT, 4, rules={"slap": True})
-    with pytest.raises(ValueError, match="accepted by 'house' and 'fatality' only"):
+    with pytest.raises(ValueError, match="accepted by 'fatality' and 'house' only"):
         shedders.raw_env("og", 4, rules={"swap_phase": False})
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from shedders.envs import omg_env, palace_env
+from shedders.rules import REGISTRY
 
 
 def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
@@ -34,8 +35,8 @@ def register() -> None:
         from pettingzoo.env_registry.registration import aec_registry, register as pz_register
     except ImportError:  # an older PettingZoo without a registry
         return
-    for name in ("og", "fatality", "core", "south_african", "house", "omg"):
-        for v in range(palace_env.VERSIONS.get(name, 0) + 1):  # every version still importable (house_v0 is house_v1)
+    for name, record in REGISTRY.items():
+        for v in range(record.version + 1):  # every version still importable (house_v0 is house_v1)
             env_id = f"shedders/{name}-v{v}"
             if env_id not in aec_registry:
                 pz_register("aec", env_id, entry_point=f"shedders.envs.{name}_v{v}:env")

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 from shedders.engine.omg import layout as O
 from shedders.engine.palace import layout as K
-from shedders.envs.palace_env import VERSIONS
-from shedders.rules import DEFAULT_PLY_CAP, OMG_PLAYER_RANGE, PLAYER_RANGE, RULESETS, make_rules
+from shedders.rules import DEFAULT_PLY_CAP, REGISTRY, lookup, make_rules
+from shedders.rules.registry import player_range
 
-#: the rewards a seat can get in one game, by family (R-003-REWARD, R-OG-WIN, R-FAT-REWARD, R-OMG-WIN)
-REWARD_BOUNDS = {"core": (-1.0, 1.0), "south_african": (-1.0, 1.0), "house": (-1.0, 1.0), "og": (-1.0, 1.0),
-                 "fatality": (-1.0, 1.0), "omg": (-1.0, 1.0)}
+#: the rewards a seat can get in one game (R-003-REWARD, R-OG-WIN, R-FAT-REWARD, R-OMG-WIN), from the registry
+REWARD_BOUNDS = {r.name: r.reward_bounds for r in REGISTRY.values()}
 
 
 @dataclass(frozen=True)
@@ -32,11 +31,11 @@ class RulesetInfo:
 def ruleset_info(name: str, num_players: int = 4) -> RulesetInfo:
     """The facts of ruleset ``name`` at ``num_players`` (``ValueError`` for an unknown ruleset or player count)."""
     rules = make_rules(name, num_players)
-    if name == "omg":
+    record = lookup(name)
+    if record.family == "omg":
         t = rules.deck.num_types
-        return RulesetInfo(name, "omg", OMG_PLAYER_RANGE, int(O.action_layout(t)["n_actions"]),
-                           O.observation_size(num_players, t), num_players, DEFAULT_PLY_CAP, REWARD_BOUNDS[name],
-                           VERSIONS.get(name, 0))
-    base = "core" if name == "house" else name
-    return RulesetInfo(name, "palace", PLAYER_RANGE[base], K.N_ACTIONS, K.observation_size(num_players), num_players,
-                       DEFAULT_PLY_CAP, REWARD_BOUNDS[name], VERSIONS.get(name, 0))
+        sizes = int(O.action_layout(t)["n_actions"]), O.observation_size(num_players, t)
+    else:
+        sizes = K.N_ACTIONS, K.observation_size(num_players)
+    return RulesetInfo(name, record.family, player_range(record), *sizes, num_players, DEFAULT_PLY_CAP,
+                       record.reward_bounds, record.version)

@@ -12,7 +12,7 @@ from shedders.envs.base import (OrderEnforcing, ShedEnv, as_action_id, direct, l
                                  scenario_option)
 from shedders.envs.render import palace_constraint, render_palace
 from shedders.envs.scenario import commit
-from shedders.rules import PalaceRules, make_rules
+from shedders.rules import REGISTRY, PalaceRules, make_rules
 
 __all__ = ["ACTION_IDS", "ACTION_NAMES", "VERSIONS", "PalaceEnv", "env", "fatality_info", "observation_slices",
            "observation_table", "raw_env"]
@@ -20,7 +20,7 @@ __all__ = ["ACTION_IDS", "ACTION_NAMES", "VERSIONS", "PalaceEnv", "env", "fatali
 
 #: env versions by ruleset (``shedders_<ruleset>_v<N>``, module ``<ruleset>_v<N>``); a change that alters play
 #: bumps it and says why in the module's version history (``shedders.envs._docs.VERSION_NOTES``)
-VERSIONS = {"house": 1}
+VERSIONS = {r.name: r.version for r in REGISTRY.values() if r.version}  # the env's _vN where N > 0
 
 
 def observation_table(num_players: int) -> str:

@@ -12,20 +12,23 @@ from pathlib import Path
 
 import numpy as np
 
-from shedders.rules.common import CAP_RULES, DEFAULT_PLY_CAP, RULESETS
+from shedders.rules.common import CAP_RULES, DEFAULT_PLY_CAP
 from shedders.rules.omg import DEFAULT_DECK, HAND_SIZE, Deck, OmgRules, load_deck
-from shedders.rules.palace import (
-    FATALITY_TOGGLES,
-    HOUSE_BASES,
-    HOUSE_TOGGLES,
-    PLAYER_RANGE,
-    PRESETS,
-    PalaceRules,
-)
+from shedders.rules.palace import FATALITY_TOGGLES, HOUSE_TOGGLES, PalaceRules
+from shedders.rules.registry import REGISTRY, Ruleset, accepting, lookup, player_range
 
 __all__ = ["CAP_RULES", "DEFAULT_PLY_CAP", "FATALITY_TOGGLES", "HOUSE_BASES", "HOUSE_TOGGLES", "OMG_PLAYER_RANGE",
-           "OmgRules", "PLAYER_RANGE", "PalaceRules", "RULESETS", "env_kwargs", "make_rules"]
-OMG_PLAYER_RANGE = (2, 8)
+           "OmgRules", "PLAYER_RANGE", "PRESETS", "PalaceRules", "REGISTRY", "RULESETS", "Ruleset", "env_kwargs",
+           "lookup", "make_rules"]
+
+# The tables other modules read, each read off the registry's records.
+RULESETS = tuple(REGISTRY)
+#: the palace rulesets' player ranges (a ruleset built on bases takes its base's)
+PLAYER_RANGE = {r.name: r.players for r in REGISTRY.values() if r.family == "palace" and not r.bases}
+#: each palace ruleset's fields over PalaceRules' defaults (core's); house starts from its base
+PRESETS = {r.name: dict(r.preset) for r in REGISTRY.values() if r.family == "palace" and not r.bases}
+HOUSE_BASES = REGISTRY["house"].bases
+OMG_PLAYER_RANGE = REGISTRY["omg"].players
 
 
 def _check_choice(what: str, value, allowed) -> None:
@@ -61,59 +64,55 @@ def make_rules(
     """
     if unknown:
         raise ValueError(f"unknown option {next(iter(unknown))!r}; options: base, rules, ply_cap, deck, cap_rule")
-    _check_choice("ruleset", ruleset, RULESETS)
-    if base is not None and ruleset != "house":
-        raise ValueError(f"base= is accepted by 'house' only, not by {ruleset!r}")
-    if rules and ruleset not in ("house", "fatality"):
-        raise ValueError(f"rules= is accepted by 'house' and 'fatality' only, not by {ruleset!r}")
+    record = lookup(ruleset)
+    for option, given in (("base", base is not None), ("rules", bool(rules)), ("deck", deck is not None)):
+        if given and ruleset not in accepting(option):
+            names = " and ".join(map(repr, accepting(option)))
+            raise ValueError(f"{option}= is accepted by {names} only, not by {ruleset!r}")
     if isinstance(ply_cap, bool) or not isinstance(ply_cap, (int, np.integer)) or not 1 <= ply_cap <= 30000:
         raise ValueError(f"ply_cap must be an integer in 1..30000, got {ply_cap!r}")
-    if deck is not None and ruleset != "omg":
-        raise ValueError(f"deck= is accepted by 'omg' only, not by {ruleset!r}")
     if not isinstance(cap_rule, str) or cap_rule not in CAP_RULES:
         raise ValueError(f"unknown cap_rule {cap_rule!r}; allowed: {', '.join(CAP_RULES)}")
-    if ruleset == "omg":
-        lo, hi = OMG_PLAYER_RANGE
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an integer in {lo}..{hi} for 'omg', got {num_players!r}")
-        if not lo <= num_players <= hi:
-            raise ValueError(f"bad num_players {num_players} for 'omg'; allowed: {lo}..{hi}")
-        d = deck if isinstance(deck, Deck) else load_deck(deck)
-        if d.num_cards < HAND_SIZE * num_players + 1:
-            raise ValueError(f"bad num_players {num_players} for this deck: {num_players} hands of 6 and the "
-                             f"opening card need {6 * num_players + 1} cards, the deck holds {d.num_cards}")
-        return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap), cap_rule=cap_rule)
-    family = ruleset
-    fields: dict = {}
-    if ruleset == "south_african":
-        fields.update(PRESETS["south_african"])
-    if ruleset == "og":
-        fields.update(PRESETS["og"])
-    if ruleset == "fatality":
-        fields.update(PRESETS["fatality"])
-        fields.update(_toggles(rules, "fatality rule", FATALITY_TOGGLES))
-    if ruleset == "house":
-        base = "core" if base is None else base
-        _check_choice("house base", base, HOUSE_BASES)
-        family = base
-        if base == "south_african":
-            fields.update(PRESETS["south_african"])
-        fields.update(_toggles(rules, "rule", HOUSE_TOGGLES))
-    lo, hi = PLAYER_RANGE[family]
+    if record.bases:
+        base = record.bases[0] if base is None else base
+        _check_choice(f"{ruleset} base", base, record.bases)
+    lo, hi = player_range(record, base)
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
         raise ValueError(f"num_players must be an integer in {lo}..{hi} for {ruleset!r}, got {num_players!r}")
     if not lo <= num_players <= hi:
         raise ValueError(f"bad num_players {num_players} for {ruleset!r}; allowed: {lo}..{hi}")
-    if ruleset == "og" and num_players >= 6:
+    if record.family == "omg":
+        return _omg_rules(num_players, ply_cap, deck, cap_rule)
+    return _palace_rules(record, int(num_players), ply_cap, base, rules, cap_rule)
+
+
+def _omg_rules(num_players: int, ply_cap: int, deck, cap_rule: str) -> OmgRules:
+    d = deck if isinstance(deck, Deck) else load_deck(deck)
+    if d.num_cards < HAND_SIZE * num_players + 1:
+        raise ValueError(f"bad num_players {num_players} for this deck: {num_players} hands of 6 and the "
+                         f"opening card need {6 * num_players + 1} cards, the deck holds {d.num_cards}")
+    return OmgRules(num_players=int(num_players), deck=d, ply_cap=int(ply_cap), cap_rule=cap_rule)
+
+
+def _palace_rules(record: Ruleset, num_players: int, ply_cap: int, base, rules, cap_rule: str) -> PalaceRules:
+    """A palace ruleset's config: its base's preset (if it has bases), its own preset, then its toggles."""
+    fields: dict = {}
+    if record.bases:
+        fields.update(REGISTRY[base].preset)
+    fields.update(record.preset)
+    if record.toggles:
+        fields.update(_toggles(rules, record.toggle_word, record.toggles))
+    if record.two_decks_from is not None and num_players >= record.two_decks_from:
         fields.update(num_decks=2, set_size=5)  # seed 000: two decks, "a full set requires 5 cards"
-    rules = PalaceRules(name=ruleset, num_players=int(num_players), ply_cap=int(ply_cap), base=base,
-                        cap_rule=cap_rule, **fields)
-    if rules.num_cards < 9 * rules.num_players:
+    config = PalaceRules(name=record.name, num_players=num_players, ply_cap=int(ply_cap),
+                         base=base if record.bases else None, cap_rule=cap_rule, **fields)
+    if config.num_cards < 9 * num_players:
         raise ValueError(
             f"bad num_players {num_players} for this deck: {num_players} players are dealt "
-            f"{9 * num_players} cards but the deck holds {rules.num_cards}; allowed: {lo}..{rules.num_cards // 9}"
+            f"{9 * num_players} cards but the deck holds {config.num_cards}; allowed: "
+            f"{player_range(record, base)[0]}..{config.num_cards // 9}"
         )
-    return rules
+    return config
 
 
 def env_kwargs(rules) -> dict:

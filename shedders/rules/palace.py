@@ -51,8 +51,6 @@ FAM_003, FAM_OG, FAM_FAT = range(3)
 ) = range(24)
 CAP_TRUNCATE, CAP_MOST_CARDS = range(2)  # the order of CAP_RULES
 
-HOUSE_BASES = ("core", "south_african")
-
 #: Toggles a ``house`` table may set through ``rules=``. The first nine are seed 003's special cards, then
 #: pickup and the prison rules, then ``swap_phase`` (an extra of shedders: turn the setup swap phase off).
 HOUSE_TOGGLES = (
@@ -78,8 +76,6 @@ HOUSE_TOGGLES = (
 #: of only 3s played as the top's rank.
 FATALITY_TOGGLES = ("swap_phase", "pickup_with_up", "up_with_hand", "threes_as_top")
 
-#: og: 2 players on one deck are shedders' extension (R-OG-TWO-PLAYERS); 6-8 players use two decks and full sets of 5.
-PLAYER_RANGE = {"og": (2, 8), "fatality": (2, 6), "core": (2, 5), "south_african": (2, 6)}
 
 
 @dataclass(frozen=True)
@@ -178,6 +174,3 @@ FATALITY = dict(
     threes_as_top=True,
     family=FAM_FAT,
 )
-
-#: each ruleset's fields over PalaceRules' defaults (core's); house starts from its base
-PRESETS = {"core": {}, "south_african": SOUTH_AFRICAN, "og": OG, "fatality": FATALITY}

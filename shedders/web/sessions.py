@@ -25,7 +25,8 @@ import agents
 import shedders
 from shedders import replay as R
 from shedders.explain import explain_step, rules_text, table_view, table_view_of
-from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, OMG_PLAYER_RANGE, PLAYER_RANGE, RULESETS, make_rules
+from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, REGISTRY, RULESETS, make_rules
+from shedders.rules.registry import player_range
 
 MAX_SEED = 2**63 - 1
 MAX_REPLAY_DECISIONS = 5_000  # the default ply cap; a frame takes 0.4-0.9 kB compressed (random games: 432-775 B)
@@ -95,9 +96,8 @@ class Store:
 
 def options() -> dict:
     """What the start page offers: rulesets with their player ranges, house bases and toggles, agent names."""
-    ranges = {r: list(lo_hi) for r, lo_hi in PLAYER_RANGE.items()}
-    ranges["house"] = list(PLAYER_RANGE["core"])  # either base plays 2-5 (south_african up to 6: checked on start)
-    ranges["omg"] = list(OMG_PLAYER_RANGE)
+    # a ruleset on bases shows its first base's range (house on south_african takes 6 too: checked on start)
+    ranges = {name: list(player_range(record)) for name, record in REGISTRY.items()}
     defaults = {b: make_rules("house", 4, base=b).toggles() for b in HOUSE_BASES}
     return {"rulesets": list(RULESETS), "players": ranges, "house_bases": list(HOUSE_BASES),
             "house_toggles": list(HOUSE_TOGGLES), "house_defaults": defaults,

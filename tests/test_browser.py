@@ -151,7 +151,7 @@ def test_the_page_loads_its_icon_shows_no_seed_before_the_end_and_keeps_log_numb
     """The favicon is served (no 404 on every page); the status line shows no seed while the game runs and says
     the game is over at its end; the event log's numbers (from 100 on) sit inside the list, not clipped at its edge;
     the content security policy blocks nothing the page itself uses."""
-    url, browser = site
+    url, _ = site
     failed: list[str] = []
     page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
     page.on("console", lambda m: failed.append(m.text) if "Content Security Policy" in m.text else None)

@@ -78,7 +78,7 @@ def test_play_refuses_a_save_path_it_cannot_write_before_the_game_in_one_line(sa
 
 
 def test_any_failure_of_a_command_is_one_line_and_exit_code_2(monkeypatch, capsys):
-    import shedders.cli as cli
+    from shedders import cli
 
     def broken(argv):
         raise RuntimeError("something broke\nsecond line")

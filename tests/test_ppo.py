@@ -186,7 +186,8 @@ def test_resume_purges_the_tensorboard_events_a_killed_run_wrote_after_its_check
     acc.Reload()
     steps = [e.step for e in acc.Scalars("train/loss")]
     assert steps == sorted(set(steps)) and steps == [128, 256, 384, 512]
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    with open(tmp_path / "tiny" / "progress.csv") as f:
+        rows = list(csv.DictReader(f))
     assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
 
 

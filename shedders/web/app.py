@@ -42,7 +42,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import anyio
-
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -59,8 +58,8 @@ BODY_TIMEOUT = 10.0  # seconds for a whole request body to arrive
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 JSON_TYPES = ("application/json",)
 REPLAY_TYPES = ("application/json", "application/x-ndjson", "application/jsonl")
-HEADERS = [(b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; "
-                                         b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+HEADERS = [(b"content-security-policy", (b"default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                                          b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'")),
            (b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
            (b"referrer-policy", b"no-referrer"), (b"cross-origin-resource-policy", b"same-origin")]
 log = logging.getLogger("shedders.web")
@@ -119,7 +118,7 @@ def host_name(value: str) -> str | None:
     when it does not parse."""
     try:
         parts = urlsplit("//" + value)
-        parts.port  # a port that is not a number raises
+        _ = parts.port  # a port that is not a number raises
     except ValueError:  # an unbalanced bracket too
         return None
     return parts.hostname
@@ -157,8 +156,8 @@ class Guard:
         problem = self.refuse(scope["method"], scope["path"], headers)
         if problem is not None:
             status, message = problem
-            return await JSON({"error": message}, status_code=status, headers=dict(
-                (k.decode(), v.decode()) for k, v in HEADERS))(scope, receive, send)
+            return await JSON({"error": message}, status_code=status, headers={
+                k.decode(): v.decode() for k, v in HEADERS})(scope, receive, send)
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":

@@ -7,7 +7,8 @@ import time
 from contextlib import contextmanager
 
 from shedders.web.app import create_app
-from shedders.web.serve import HEADER_TIMEOUT, bind, server as make_server
+from shedders.web.serve import HEADER_TIMEOUT, bind
+from shedders.web.serve import server as make_server
 
 
 @contextmanager

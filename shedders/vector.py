@@ -152,19 +152,21 @@ class VectorGame:
         a = _int_array(actions, (self.num_envs,), "actions")
         if a.dtype != np.int64 or not a.flags.c_contiguous:  # a strided or narrow array: copied, never compiled for
             if a.min() < -1 or a.max() >= self.num_actions:  # before the conversion, which would wrap a huge value
-                g = int(np.flatnonzero((a < -1) | (a >= self.num_actions))[0])
-                raise ValueError(f"action {int(a[g])} in game {g} is not an action id (0..{self.num_actions - 1}, "
-                                 f"or -1 to leave the game untouched)")
+                self._refuse(a, int(np.flatnonzero((a < -1) | (a >= self.num_actions))[0]))
             self._actions[:] = a
             a = self._actions
         bad = first_illegal(self.action_mask, a)
         if bad >= 0:
-            if not 0 <= a[bad] < self.num_actions and a[bad] != -1:
-                raise ValueError(f"action {int(a[bad])} in game {bad} is not an action id (0..{self.num_actions - 1}, "
-                                 f"or -1 to leave the game untouched)")
-            legal = np.flatnonzero(self.action_mask[bad])
-            raise ValueError(f"action {int(a[bad])} is not legal in game {bad}; legal: {legal.tolist()}")
+            self._refuse(a, bad)
         return a
+
+    def _refuse(self, a: np.ndarray, g: int) -> None:
+        """``ValueError`` for game g's action: not an action id, or masked (naming the legal ones)."""
+        if not -1 <= a[g] < self.num_actions:
+            raise ValueError(f"action {int(a[g])} in game {g} is not an action id (0..{self.num_actions - 1}, "
+                             f"or -1 to leave the game untouched)")
+        legal = np.flatnonzero(self.action_mask[g])
+        raise ValueError(f"action {int(a[g])} is not legal in game {g}; legal: {legal.tolist()}")
 
     def _checked_seats(self, seats) -> np.ndarray:
         seats = _int_array(seats, (self.num_envs,), "seats")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 
 from shedders.rules.omg import COLORS, GODS
+from shedders.rules.registry import lookup
 
 NUMBER_WORDS = {1: "a", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 PRIVATE_WINDOWS = ("sneak", "counter")  # decisions only holders of a card are asked for
@@ -538,34 +539,12 @@ def _explain_omg(rules, b, a, p, name, label, viewer) -> list[str]:
 PALACE_COMMON = ("Play one or more cards of one rank, equal to or higher than the pile's top (2 < 3 < ... < K < A), "
                  "or pick the pile up. Hand first; face-up cards once the hand and draw pile are empty; face-down "
                  "cards last, flipped blind. Draw back to 3 while the draw pile lasts.")
-RULES_SHORT = {
-    "og": "og: 3-5 players. " + PALACE_COMMON + " 2 on anything, resets. 3 on anything: it leaves play and the next "
-          "player must pick up the pile. 7 only on 2-7; next must play 7 or lower. 10 burns. A full set (4 of a "
-          "rank on top) burns. Out of turn, you may sneak a card of the rank just played. No voluntary pickup. "
-          "The first out wins.",
-    "fatality": "fatality: " + PALACE_COMMON + " 2 and 3 are wild. 7: next must play 7 or lower. 8 skips one "
-                "player per 8. 10 burns and you play again. Four of a rank burns. Jokers stand for any rank. With "
-                "an empty hand you may pick up the pile with face-up cards of one rank. Last holding cards loses.",
-    "core": "core: " + PALACE_COMMON + " 2 resets the pile. 5 mirrors the card beneath it. 7: next must play "
-            "under 7 (or a wild). 10 burns and you go again. Four of a rank burns. Last holding cards "
-            "loses.",
-    "south_african": "south_african: core's rules, plus: 8 skips (one per 8), Q reverses the direction, A "
-                     "nominates a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker "
-                     "makes the next player pick up the pile unless someone counters with a Joker.",
-    "omg": "omg: play any card; it strikes when it matches the top card's number or god. Otherwise you draw a "
-           "penalty: the difference of the numbers, plus 1 if the colors differ. A card with a * has its god's "
-           "power. The first empty hand at the end of its own turn wins.",
-}
-
-
 def rules_text(rules) -> str:
-    """The ruleset's rules in short, with house's toggles spelled out."""
-    if rules.name == "house":
-        on = [t for t, v in rules.toggles().items() if v]
-        return (f"house (on {rules.base}'s base): " + PALACE_COMMON + " Special cards on: " +
-                (", ".join(on) if on else "none") + ".")
-    text = RULES_SHORT[rules.name]
-    if rules.name == "omg":
-        powers = "; ".join(f"{god}: {words[0]}" for god, words in POWER_WORDS.items())
-        text += " Powers: " + powers + "."
-    return text
+    """The ruleset's rules in short (its record's ``short_rules``), with the toggles on and omg's powers spelled
+    out."""
+    toggles = rules.toggles() if hasattr(rules, "toggles") else {}
+    return lookup(rules.name).short_rules.format(
+        common=PALACE_COMMON, base=getattr(rules, "base", None),
+        on=", ".join(t for t, v in toggles.items() if v) or "none",
+        powers="; ".join(f"{god}: {words[0]}" for god, words in POWER_WORDS.items()),
+    )

@@ -91,3 +91,26 @@ def test_a_first_run_says_that_the_kernels_compile_and_later_runs_do_not(tmp_pat
         assert out.returncode == 0, out.stderr
         said.append("no numba kernel is cached yet" in out.stderr)
     assert said == [True, False]
+
+
+def test_no_kernel_reads_a_file_the_stamp_leaves_out():
+    """The stamp skips ``cache.NOT_COMPILED`` (the ruleset records): no engine or rules module a kernel is built
+    from imports them (``shedders.rules``' own ``__init__``, which builds configs in Python, aside), so an edit there
+    can never be compiled into a kernel."""
+    import ast
+
+    from shedders.engine import cache
+
+    skipped = {f"shedders.rules.{Path(n).stem}" for n in cache.NOT_COMPILED}
+    names = {"REGISTRY", "Ruleset", "lookup", "accepting", "player_range"}
+    for path in cache.sources():
+        if path == cache.RULES_DIR / "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module not in skipped, f"{path.name} imports {node.module}"
+                if node.module == "shedders.rules":
+                    assert not names & {a.name for a in node.names}, f"{path.name} imports a registry name"
+            elif isinstance(node, ast.Import):
+                assert not skipped & {a.name for a in node.names}, f"{path.name} imports the registry"
+    assert not {p.name for p in cache.sources()} & set(cache.NOT_COMPILED)

@@ -46,13 +46,23 @@ def test_an_unknown_ruleset_names_the_registered_ones():
 
 
 def test_a_throwaway_palace_ruleset_is_one_record(monkeypatch):
-    """core with one card's power off, registered as one record: make_rules builds it from the record, the AEC env
-    plays a whole game of it and VectorGame steps it, with no other file touched."""
-    record = replace(REGISTRY["core"], name="core_no_burn", preset=MappingProxyType({"burn_10": False}))
+    """core with one card's power off, registered as one record: make_rules builds it from the record, its
+    ``<name>_v0`` shim (one line, as every palace ruleset's) gives an env that passes PettingZoo's API test and
+    plays a whole game, VectorGame steps it, and its docs page is generated, with no other file touched."""
+    from pettingzoo.test import api_test
+
+    from shedders.envs import _docs
+    from shedders.explain import rules_text
+
+    record = replace(REGISTRY["core"], name="core_no_burn", preset=MappingProxyType({"burn_10": False}),
+                     title="# core_no_burn: core without the 10's burn",
+                     short_rules="core_no_burn: {common} 10 is a plain card.")
     monkeypatch.setitem(RG.REGISTRY, "core_no_burn", record)
     rules = make_rules("core_no_burn", 4)
     assert rules.name == "core_no_burn" and not rules.burn_10 and rules.mirror_5
-    env = shedders.raw_env("core_no_burn", 4)
+    env_fn, raw_env_fn, doc = _docs.palace_module("core_no_burn")  # what core_no_burn_v0.py would hold
+    api_test(env_fn(3), num_cycles=200)
+    env = raw_env_fn(4)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     while not env.game_over:
@@ -64,3 +74,21 @@ def test_a_throwaway_palace_ruleset_is_one_record(monkeypatch):
     vg.reset()
     for _ in range(50):
         vg.step(vg.sample_legal())
+    assert doc.startswith("# core_no_burn: core without the 10's burn")
+    assert "`from shedders.envs import core_no_burn_v0`" in doc and "N = 2-5" in doc
+    assert "Quoted from seed 003" in doc and "## Version history\n- v0: first release." in doc
+    assert rules_text(rules).startswith("core_no_burn: Play one or more cards") and "{" not in rules_text(rules)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_record_documents_itself(name):
+    """Each record names its docs: a title, its seed's text and its specs as data files that exist, and short
+    rules whose every placeholder is filled."""
+    from shedders.explain import rules_text
+
+    record = REGISTRY[name]
+    assert record.title.startswith(f"# {name}: ")
+    assert record.doc("seed_text") and record.doc("specs") and record.doc("rewards_doc")
+    text = rules_text(make_rules(name, RG.player_range(record)[0]))
+    assert text.startswith(name) and "{" not in text
+    assert len(record.version_notes) == record.version

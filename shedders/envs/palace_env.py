@@ -19,7 +19,7 @@ __all__ = ["ACTION_IDS", "ACTION_NAMES", "VERSIONS", "PalaceEnv", "env", "fatali
 
 
 #: env versions by ruleset (``shedders_<ruleset>_v<N>``, module ``<ruleset>_v<N>``); a change that alters play
-#: bumps it and says why in the module's version history (``shedders.envs._docs.VERSION_NOTES``)
+#: bumps it and says why in its record's ``version_notes`` (``shedders.rules.registry``), shown on the docs page
 VERSIONS = {r.name: r.version for r in REGISTRY.values() if r.version}  # the env's _vN where N > 0
 
 

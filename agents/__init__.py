@@ -26,7 +26,7 @@ from agents.search import OracleAgent, SearchAgent
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
-from shedders.rules import make_rules
+from shedders.rules import lookup, make_rules
 
 
 def _ppo_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
@@ -57,9 +57,11 @@ OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpe
               "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent, "guided": _guided_agent, "champion": ChampionAgent}
+#: each family's agents (``REGISTRY`` is the palace family's and names every agent)
+AGENTS_BY_FAMILY = {"palace": REGISTRY, "omg": OMG_AGENTS}
 
 __all__ = ["Agent", "ChampionAgent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY",
-           "SearchAgent", "agent_class", "agent_options", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
+           "SearchAgent", "agent_class", "agent_options", "offered_agents", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
            "parse_agent"]
 
 
@@ -67,12 +69,16 @@ def agent_class(name: str, ruleset: str):
     """The class (or factory) that builds agent ``name`` for ``ruleset``; ``ValueError`` for an unknown name."""
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
-    if ruleset == "omg":
-        if name not in OMG_AGENTS:
-            raise ValueError(f"agent {name!r} is not available for omg yet; available for omg: "
-                             f"{', '.join(OMG_AGENTS)}")
-        return OMG_AGENTS[name]
-    return REGISTRY[name]
+    offered = offered_agents(ruleset)
+    if name not in offered:
+        raise ValueError(f"agent {name!r} is not available for {ruleset} yet; available for {ruleset}: "
+                         f"{', '.join(offered)}")
+    return offered[name]
+
+
+def offered_agents(ruleset: str) -> dict:
+    """The agents ``ruleset``'s family has, by name (``ValueError`` for an unknown ruleset)."""
+    return AGENTS_BY_FAMILY[lookup(ruleset).family]
 
 
 def agent_options(name: str, ruleset: str = "core") -> list[str]:

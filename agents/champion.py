@@ -2,68 +2,27 @@
 
     agent = agents.make("champion", ruleset="core", num_players=4, time_budget=0.01)
 
-Which agent that is was chosen on one set of deals (128 duplicate deals, seed 201, 2 against 2, most_cards; for
-core's search, the 200 deals of seed 306) and measured on fresh ones (``experiments/RESULTS.md``, the strength table):
+The champion of a table is the first row of ``CHAMPIONS`` that the table meets: the ruleset whose game it plays
+(house without toggles plays its base's), the player count, the least ``time_budget`` (or the fewest rollouts it
+must buy) and, for some rows, committed weights that play the table (a ``ppo`` checkpoint, fitted leaf weights).
+Each row was chosen on one set of deals (128 duplicate deals, seed 201, 2 against 2, most_cards; for core's search,
+the 200 deals of seed 306) and measured on fresh ones (``experiments/RESULTS.md``, the strength table). The table
+below is generated from ``CHAMPIONS``:
 
-| table | champion | chosen because (selection deals, paired difference of mean reward a seat) |
-|---|---|---|
-| core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms | ``search`` (greedy rollouts to the game's end with 20% random moves, ``eps=0.2``), as many rollouts as ``time_budget`` buys (1,024 at 25 ms) | ``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then ``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 [+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and ``eps=0`` -0.208 [-0.295, -0.122] on the first 32) |
-| fatality at 4 players with ``time_budget`` of at least 25 ms | ``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms) | ``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): +0.078 [+0.007, +0.149] (128 deals, seed 316) |
-| core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions and valued by the fitted leaf (``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, 2,014 at 10 ms) | ``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, +0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 deals), at a little more cost |
-| fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms) | ``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` buys (640 at 5 ms, 1,280 at 10 ms) | ``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, +0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 decisions, ``eps`` 0.1 to 0.4) |
-| og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms) | ``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms, 2,650 at 25 ms) | ``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, +0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); ``search:budget=1024`` on the same deals +0.057 [+0.006, +0.109]; at 25 ms, ``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 [+0.006, +0.109] (128 deals, seed 201) |
-| core and fatality below 5 ms; south_african at 4 players, any budget (the default 10 ms) | ``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget`` (16 at the default), depth 16, 4 candidates | guided - ppo: core +0.089 [+0.041, +0.136], fatality +0.055 [-0.010, +0.119], south_african +0.091 [+0.034, +0.149]; in fatality ``search:budget=1024`` is level with guided (-0.023 [-0.078, +0.031] for guided, seed 316) |
-| og at 4 players below 10 ms | ``ppo``, the committed checkpoint | guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the most luck, at 40 times the cost |
-| omg at 4 players (the shipped deck) | ``search`` without random moves in its rollouts and the fitted leaf (``eps=0.0+leaf=value``, the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as ``time_budget`` buys (833 at 10 ms) | ``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 [-0.027, +0.033] (seed 365) |
-| omg at other player counts, or another deck | ``search``, as many rollouts as ``time_budget`` buys | omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364) |
-| the palace rulesets at other player counts, house with other toggles | ``expert`` | no checkpoint is trained for them |
+{table}
 
-``time_budget`` (seconds per decision at batch 1 on the 2-core machine this project is measured on) sets what a
-search champion may spend. omg: ``int(time_budget / SECONDS_PER_ROLLOUT)`` rollouts; omg's rollout (16 decisions of
-expert) was measured at 8.5 microseconds (median over a game's decisions at 1,250 rollouts) and 9.9 at the 90th
-percentile; the constant allows 12, so the default budget of 10 ms buys 833 rollouts. The fitted leaf without random
-moves cost 1.15 times as much on the same states (``python -m benchmarks.search_cost --ruleset omg``: 16.32 ms
-against 14.21 at 833 rollouts, under load), about 9.8 microseconds a rollout, still inside the 12. core: a full greedy rollout
-is dearest early in play, where the whole game is still ahead: ``search:budget=1024`` took 19 to 26 ms a decision over
-the first 40 decisions after setup (``tests/test_champion.py``'s measurement, idle machine), though only 2.57 ms at
-the median of a whole game's decisions (``python -m benchmarks.decision_time``: late and forced decisions are
-cheap). The constant allows 24.4 microseconds (25 ms / 1,024), so a budget of 25 ms buys the 1,024 rollouts measured
-ahead of ``guided``; a smaller budget keeps ``guided`` (core: the cut search, below). fatality's rollouts cost
-less than core's: with ``eps=0.2``, over the first 40 decisions after setup of seeds 3 to 6 (one thread, idle machine, the two rulesets measured one
-after the other), fatality's search took 24.7 ms at the median of the four games' medians where core's took 32.7
-(this machine had become slower than when core's 25.0 ms was measured), so fatality takes core's constant. Core's
-20% random moves (``eps=0.2``) cost little early in play (25.0 ms against 22.6 at the median of the first 40
-decisions after setup of seeds 3 to 6, one thread) but lengthen the late rollouts: over whole games its 90th
-percentile was 33 ms (``experiments/RESULTS.md``). (og's champion at 25 ms was this full search until the cut search
-was measured ahead of it there; og's full rollouts cost less than core's: ``search:budget=1024`` took 21 to 30 ms at
-the median of the first 40 decisions after setup, seeds 3 to 6, beside one other single-threaded run, where core's
-took 26 to 36 ms.) core's cut search (``LEAF_SEARCH``): over the first
-40 decisions after setup of core deals 3 to 6 (one thread, idle machine, the searches timed one after another on
-the same states), 1,024 rollouts cut after 12 decisions took 6.94 ms at the median where the full
-``search:budget=1024+eps=0.2`` took 34.15 (this machine had become slower again), so on the constants' scale (the
-full search's 1,024 in 25 ms) a cut rollout costs 25 ms x 6.94 / 34.15 / 1,024 = 4.96 microseconds and 5 ms buys
-1,007 (``SECONDS_PER_LEAF_ROLLOUT``). fatality's and og's the same way, ``python -m benchmarks.search_cost`` (deals
-3 to 6, idle machine, each cut search beside its ruleset's full search): fatality's 1,024 rollouts cut after 16
-decisions took 6.37 ms where ``search:budget=1024+eps=0.2`` took 20.21 (an earlier run with ``eps=0.2``: 5.46 and
-18.33), so 5 ms buys 650 (687); the 640 that were selected were kept. og's 1,024 cut after 12 decisions took 4.81
-ms where ``search:budget=1024`` took 13.89, so 10 ms buys about 1,180; the 1,060 selected were kept. The leaf
-weights exist for core, fatality and og (``experiments/fit_leaf.py``); south_african has none. guided:
-``int(time_budget / SECONDS_PER_WORLD)`` worlds (at most 64); a world costs about 0.25 ms at the 90th percentile of
-core's decisions (16 worlds: median 3.42 ms, 90th percentile 4.03 ms, mean 2.81 ms over two games, setup and forced
-moves included; ``python -m benchmarks.decision_time``), and the constant allows 0.625 ms, so the default budget
-buys 16 worlds. The search's size is fixed when
-the agent is built, not measured while it plays, so the same seed gives the same decisions on any machine. ``ppo``
-and ``expert`` take well under a millisecond, inside any budget this option accepts (at least 1 ms).
-``champion.chosen`` names the agent inside.
+``time_budget`` is seconds per decision at batch 1 on the 2-core machine this project is measured on. A search
+champion's size is fixed from it when the agent is built, never measured while it plays, so the same seed gives the
+same decisions on any machine: a row's ``seconds`` is what one rollout (guided: one world, ``SECONDS_PER_WORLD``)
+cost there, and ``time_budget / seconds`` of them are spent. How each constant was measured is in
+``experiments/RESULTS.md`` ("The champion's time constants"). ``ppo`` and ``expert`` take well under a millisecond,
+inside any budget this option accepts (at least 1 ms). ``champion.chosen`` names the agent inside.
 
 The constants are seconds on the machine they were measured on. Another machine, or the same one busier, runs the
 same search slower or faster: ``machine_slowdown()`` times a fixed search (``reference_workload``: 4 decisions of
 ``search:budget=256`` on a seeded core deal) against ``REFERENCE_SECONDS``, its time on that machine, and says how
 many times slower this one runs it now. ``tests/test_champion.py`` holds each champion to its budget times that
-factor (at least 1). ``REFERENCE_SECONDS`` was set when this machine had become slower: the decision-time rows of
-``experiments/RESULTS.md`` ran 2.57 (omg's champion) to 4.2 (``ppo``) times slower than in that table (core's
-champion 3.00, ``search:budget=1024`` 3.34), and the workload took 41.4 and 42.1 ms (medians of 7); 41.4 ms / 2.57,
-the smallest of those factors, gives the strictest reference: 16.1 ms.
+factor (at least 1).
 
 A search champion (``search`` and ``guided``) needs the engine state, as every search does:
 ``champion.act(obs, mask, state=vg.state, games=rows)`` (``agents.base.act_in`` passes it, and so do the AEC
@@ -73,43 +32,158 @@ Without the state it refuses with a ``ValueError`` rather than play weaker.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
 import numpy as np
 
 from agents.base import Agent
 from agents.expert import ExpertAgent
 from agents.omg_search import OmgSearchAgent
 from agents.search import SearchAgent
+from shedders.rules import lookup
 
-# a search champion's rollout cost, for its budget (see the module docstring); core's and fatality's: 1,024
-# rollouts in 25 ms
-SECONDS_PER_ROLLOUT = {"omg": 12e-6, "core": 0.025 / 1024, "fatality": 0.025 / 1024}
-#: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
-MIN_SEARCH_ROLLOUTS = 1024
-SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (see the module docstring)
-MAX_WORLDS = 64
-GUIDED = {"depth": 16, "top_k": 4}  # the guided champion's search, apart from its worlds
 MIN_TIME_BUDGET = 1e-3
 DEFAULT_TIME_BUDGET = 0.01
-#: the palace rulesets whose champion is the guided search (elsewhere ppo, where a checkpoint plays the table)
-GUIDED_RULESETS = ("core", "fatality", "south_african")
-#: the palace rulesets whose champion is ``search`` once ``time_budget`` buys it ``MIN_SEARCH_ROLLOUTS`` rollouts
-SEARCH_RULESETS = ("core", "fatality")
-#: a search champion's share of random moves in its rollouts, where it is not search's default (0.1)
-SEARCH_EPS = {"core": 0.2, "fatality": 0.2}
-#: the palace rulesets whose champion from ``MIN_LEAF_TIME`` to below the full search's budget (og: at any larger
-#: budget) is ``search`` with rollouts cut at ``max_plies`` decisions and valued by the fitted leaf
-#: (``leaf=value``; the weights of ``experiments/fit_leaf.py``), and its settings
-LEAF_SEARCH = {"core": {"eps": 0.2, "max_plies": 12, "leaf": "value"},
-               "fatality": {"eps": 0.3, "max_plies": 16, "leaf": "value"},
-               "og": {"eps": 0.4, "max_plies": 12, "leaf": "value"}}
-#: a cut rollout's cost on the constants' machine (``python -m benchmarks.search_cost``; the module docstring)
-SECONDS_PER_LEAF_ROLLOUT = {"core": 0.005 / 1007, "fatality": 0.005 / 640, "og": 0.01 / 1060}
-#: the smallest ``time_budget`` at which the cut search was measured ahead of ``search:budget=256``; below it the
-#: ruleset's next champion plays
-MIN_LEAF_TIME = {"core": 0.005, "fatality": 0.005, "og": 0.01}
-#: omg's champion where fitted leaf weights play its table (4 players, the shipped deck): no random moves in the
-#: rollouts and the fitted model of who wins at their cut (elsewhere omg's search with its defaults)
-OMG_LEAF_SEARCH = {"eps": 0.0, "leaf": "value"}
+#: the fewest rollouts a palace search champion takes: the size measured ahead of ``guided`` (below it, guided plays)
+MIN_SEARCH_ROLLOUTS = 1024
+SECONDS_PER_WORLD = 6.25e-4  # a guided champion's cost per sampled world (RESULTS.md: 0.25 ms at the 90th percentile)
+MAX_WORLDS = 64
+GUIDED = {"depth": 16, "top_k": 4}  # the guided champion's search, apart from its worlds
+#: each family's search agent (a ``search`` row plays the one of the table's family)
+SEARCH_AGENTS = {"palace": SearchAgent, "omg": OmgSearchAgent}
+
+
+def _frozen(**settings) -> Mapping:
+    return MappingProxyType(settings)
+
+
+@dataclass(frozen=True)
+class Champion:
+    """One row of the champion table.
+
+    - ``game``: the ruleset whose game the table plays (``agents.ppo.same_game``); None: any.
+    - ``players``: the player count it was chosen at; None: any.
+    - ``agent``: ``"search"`` (to the game's end), ``"cut"`` (``search`` with rollouts cut at ``max_plies`` and
+      valued by the fitted leaf), ``"guided"``, ``"ppo"`` or ``"expert"``.
+    - ``seconds``: a search row's cost per rollout; ``least``: the least ``time_budget`` the row takes;
+      ``min_rollouts``: the fewest rollouts ``time_budget`` must buy for the row to play.
+    - ``settings``: the agent's options; ``needs``: ``"checkpoint"`` or ``"leaf"``, committed weights that must
+      play the table.
+    - ``table``, ``champion``, ``why``: the docs (the table of the module docstring).
+    """
+
+    game: str | None
+    agent: str
+    table: str
+    champion: str
+    why: str
+    players: int | None = 4
+    seconds: float | None = None
+    least: float = 0.0
+    min_rollouts: int = 0
+    settings: Mapping = field(default_factory=_frozen)
+    needs: str | None = None
+
+
+FULL = "greedy rollouts to the game's end"
+CHAMPIONS: tuple[Champion, ...] = (
+    Champion("core", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),
+             table="core (and house on core's rules) at 4 players with ``time_budget`` of at least 25 ms",
+             champion=f"``search`` ({FULL} with 20% random moves, ``eps=0.2``), as many rollouts as ``time_budget`` "
+                      "buys (1,024 at 25 ms)",
+             why="``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then "
+                 "``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 "
+                 "[+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and ``eps=0`` "
+                 "-0.208 [-0.295, -0.122] on the first 32)"),
+    Champion("fatality", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),
+             table="fatality at 4 players with ``time_budget`` of at least 25 ms",
+             champion="``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms)",
+             why="``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): "
+                 "+0.078 [+0.007, +0.149] (128 deals, seed 316)"),
+    Champion("core", "cut", seconds=0.005 / 1007, least=0.005, settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
+             table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms (the "
+                   "default 10 ms)",
+             champion="``search`` with rollouts cut after 12 decisions and valued by the fitted leaf "
+                      "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, 2,014 at "
+                      "10 ms)",
+             why="``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, "
+                 "+0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 deals), "
+                 "at a little more cost"),
+    Champion("fatality", "cut", seconds=0.005 / 640, least=0.005,
+             settings=_frozen(eps=0.3, max_plies=16, leaf="value"),
+             table="fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms)",
+             champion="``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted "
+                      "finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` buys "
+                      "(640 at 5 ms, 1,280 at 10 ms)",
+             why="``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, "
+                 "+0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 decisions, "
+                 "``eps`` 0.1 to 0.4)"),
+    Champion("og", "cut", seconds=0.01 / 1060, least=0.01, settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
+             table="og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms)",
+             champion="``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted leaf "
+                      "(``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms, 2,650 "
+                      "at 25 ms)",
+             why="``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, "
+                 "+0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); ``search:budget=1024`` "
+                 "on the same deals +0.057 [+0.006, +0.109]; at 25 ms, "
+                 "``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 [+0.006, "
+                 "+0.109] (128 deals, seed 201)"),
+    Champion("omg", "search", players=None, seconds=12e-6, needs="leaf", settings=_frozen(eps=0.0, leaf="value"),
+             table="omg at 4 players (the shipped deck)",
+             champion="``search`` without random moves in its rollouts and the fitted leaf (``eps=0.0+leaf=value``, "
+                      "the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as "
+                      "``time_budget`` buys (833 at 10 ms)",
+             why="``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 "
+                 "deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 fresh "
+                 "deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 [-0.027, "
+                 "+0.033] (seed 365)"),
+    Champion("omg", "search", players=None, seconds=12e-6,
+             table="omg at other player counts, or another deck",
+             champion="``search``, as many rollouts as ``time_budget`` buys",
+             why="omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed omg "
+                 "``ppo`` (+0.108 [+0.066, +0.151], seed 364)"),
+    Champion("core", "guided", needs="checkpoint",
+             table="core below 5 ms",
+             champion="``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget``, depth 16, 4 "
+                      "candidates",
+             why="guided - ppo: +0.089 [+0.041, +0.136]"),
+    Champion("fatality", "guided", needs="checkpoint",
+             table="fatality below 5 ms",
+             champion="``guided``, as core's",
+             why="guided - ppo: +0.055 [-0.010, +0.119]; ``search:budget=1024`` is level with guided (-0.023 [-0.078, "
+                 "+0.031] for guided, seed 316)"),
+    Champion("south_african", "guided", needs="checkpoint",
+             table="south_african at 4 players, any budget (the default 10 ms)",
+             champion="``guided``, as core's (16 worlds at the default)",
+             why="guided - ppo: +0.091 [+0.034, +0.149]"),
+    Champion(None, "ppo", needs="checkpoint",
+             table="og at 4 players below 10 ms (any table a committed checkpoint plays)",
+             champion="``ppo``, the committed checkpoint",
+             why="guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with the "
+                 "most luck, at 40 times the cost"),
+    Champion(None, "expert", players=None,
+             table="the palace rulesets at other player counts, house with other toggles",
+             champion="``expert``", why="no checkpoint is trained for them"),
+)
+
+
+def table_doc() -> str:
+    """The champion table in Markdown, one line per row of ``CHAMPIONS``."""
+    lines = ["| table | champion | chosen because (selection deals, paired difference of mean reward a seat) |",
+             "|---|---|---|"]
+    return "\n".join(lines + [f"| {c.table} | {c.champion} | {c.why} |" for c in CHAMPIONS])
+
+
+__doc__ = __doc__.format(table=table_doc())
+
+#: views of the table, by ruleset: a full search's and a cut search's cost per rollout, the cut searches' settings
+#: and least budgets
+SECONDS_PER_ROLLOUT = {c.game: c.seconds for c in CHAMPIONS if c.agent == "search"}
+SECONDS_PER_LEAF_ROLLOUT = {c.game: c.seconds for c in CHAMPIONS if c.agent == "cut"}
+LEAF_SEARCH = {c.game: dict(c.settings) for c in CHAMPIONS if c.agent == "cut"}
+MIN_LEAF_TIME = {c.game: c.least for c in CHAMPIONS if c.agent == "cut"}
 
 
 def has_leaf(ruleset: str, num_players: int, **options) -> bool:
@@ -162,15 +236,19 @@ def guided_worlds(time_budget: float) -> int:
     return max(1, min(MAX_WORLDS, int(time_budget / SECONDS_PER_WORLD)))
 
 
+def _row(agent: str, ruleset: str) -> Champion:
+    return next(c for c in CHAMPIONS if c.agent == agent and c.game == ruleset)
+
+
 def search_budget(ruleset: str, time_budget: float) -> int:
     """The rollouts a search champion of ``ruleset`` spends per decision within ``time_budget`` seconds."""
-    return max(16, int(time_budget / SECONDS_PER_ROLLOUT[ruleset]))
+    return rollouts(_row("search", ruleset), time_budget)
 
 
 def leaf_budget(ruleset: str, time_budget: float) -> int:
     """The cut rollouts (``LEAF_SEARCH``) a leaf-search champion of ``ruleset`` spends per decision within
     ``time_budget`` seconds."""
-    return int(round(time_budget / SECONDS_PER_LEAF_ROLLOUT[ruleset], 6))
+    return rollouts(_row("cut", ruleset), time_budget)
 
 
 def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
@@ -185,6 +263,32 @@ def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
     return num_players == 4 and same_game(trained, ruleset, num_players, **options)
 
 
+def rollouts(row: Champion, time_budget: float) -> int:
+    """The rollouts a search row spends per decision within ``time_budget`` seconds (a full search at least 16)."""
+    if row.agent == "cut":
+        return int(round(time_budget / row.seconds, 6))
+    return max(16, int(time_budget / row.seconds))
+
+
+def choose(ruleset: str, num_players: int, time_budget: float, **options) -> Champion:
+    """The first row of ``CHAMPIONS`` this table meets (the last row, ``expert``, meets every table)."""
+    from agents.ppo import same_game
+
+    for row in CHAMPIONS:
+        if row.players is not None and num_players != row.players:
+            continue
+        if row.game is not None and not same_game(row.game, ruleset, num_players, **options):
+            continue
+        if time_budget < row.least or (row.min_rollouts and rollouts(row, time_budget) < row.min_rollouts):
+            continue
+        if row.needs == "checkpoint" and not has_checkpoint(ruleset, num_players, **options):
+            continue
+        if row.needs == "leaf" and not has_leaf(ruleset, num_players, **options):
+            continue
+        return row
+    raise AssertionError("the last row of CHAMPIONS takes every table")
+
+
 class ChampionAgent(Agent):
     name = "champion"
 
@@ -195,32 +299,19 @@ class ChampionAgent(Agent):
                 MIN_TIME_BUDGET <= time_budget <= 60):
             raise ValueError(f"time_budget must be a number of seconds in [{MIN_TIME_BUDGET}, 60], got {time_budget!r}")
         self.time_budget = float(time_budget)
-        searched = self._like(SEARCH_RULESETS, ruleset, **options) if num_players == 4 else None
-        if searched and search_budget(searched, time_budget) < MIN_SEARCH_ROLLOUTS:
-            searched = None  # too little time for the search measured ahead of guided
-        cut = self._like(tuple(LEAF_SEARCH), ruleset, **options) if num_players == 4 and not searched else None
-        if cut and time_budget < MIN_LEAF_TIME[cut]:
-            cut = None  # too little time for the cut search measured ahead of search:256
-        search = None  # a search champion: its class, rollouts and settings
-        if ruleset == "omg":
-            search = (OmgSearchAgent, search_budget(ruleset, time_budget),
-                      OMG_LEAF_SEARCH if has_leaf(ruleset, num_players, **options) else {})
-        elif searched:
-            search = (SearchAgent, search_budget(searched, time_budget),
-                      {"eps": SEARCH_EPS[searched]} if searched in SEARCH_EPS else {})
-        elif cut:
-            search = SearchAgent, leaf_budget(cut, time_budget), LEAF_SEARCH[cut]
-        if search:
-            kind, budget, settings = search
-            self.inner = kind(ruleset, num_players, seed=seed, budget=budget, **settings, **options)
-            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in settings.items())
-        elif has_checkpoint(ruleset, num_players, **options) and self._like(GUIDED_RULESETS, ruleset, **options):
+        row = choose(ruleset, num_players, self.time_budget, **options)
+        if row.agent in ("search", "cut"):
+            budget = rollouts(row, self.time_budget)
+            kind = SEARCH_AGENTS[lookup(ruleset).family]
+            self.inner = kind(ruleset, num_players, seed=seed, budget=budget, **row.settings, **options)
+            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in row.settings.items())
+        elif row.agent == "guided":
             from agents.guided import GuidedSearchAgent
 
             worlds = guided_worlds(time_budget)
             self.inner = GuidedSearchAgent(ruleset, num_players, seed=seed, worlds=worlds, **GUIDED, **options)
             self.chosen = f"guided:worlds={worlds}"
-        elif has_checkpoint(ruleset, num_players, **options):
+        elif row.agent == "ppo":
             from agents.ppo import PPOAgent
 
             self.inner = PPOAgent(ruleset, num_players, seed=seed, **options)
@@ -229,14 +320,6 @@ class ChampionAgent(Agent):
             self.inner = ExpertAgent(ruleset, num_players, seed=seed, **options)
             self.chosen = "expert"
         self.needs_state = getattr(self.inner, "needs_state", False)
-
-    @staticmethod
-    def _like(rulesets: tuple, ruleset: str, **options) -> str | None:
-        """The ruleset of ``rulesets`` whose 4-player games this table plays (house without toggles plays core's),
-        or None."""
-        from agents.ppo import same_game
-
-        return next((r for r in rulesets if same_game(r, ruleset, 4, **options)), None)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state=None, games=None) -> np.ndarray:
         if self.needs_state:

@@ -60,7 +60,9 @@ from agents.search import SearchAgent
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_guided as G
 from shedders.envs.actions import ACTION_IDS
+from shedders.rules import lookup
 
+FAMILIES = ("palace",)  # the families guided search plays (its kernels are the palace engine's)
 MAX_WORLDS = 4096  # sampled worlds per decision: at about a millisecond each, over four seconds a decision
 
 
@@ -148,8 +150,9 @@ class GuidedSearchAgent(Agent):
 
     def configure(self, worlds, depth, top_k, prior, oracle, ready_floor, patience, device) -> None:
         """Check and set the search's options (``__init__``'s, which ``with_networks`` shares)."""
-        if self.ruleset == "omg":
-            raise ValueError("guided search plays the palace rulesets; omg's strongest agent is its search")
+        if lookup(self.ruleset).family not in FAMILIES:
+            raise ValueError(f"guided search plays the palace rulesets; {self.ruleset}'s strongest agent is its "
+                             f"search")
         for key, v, lo, hi in (("worlds", worlds, 1, MAX_WORLDS), ("depth", depth, 0, 400), ("top_k", top_k, 1, 810),
                                ("patience", patience, 0, 10**6)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:

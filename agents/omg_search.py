@@ -28,6 +28,8 @@ opponent.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numba
 import numpy as np
 
@@ -55,6 +57,8 @@ class OmgSearchAgent(SearchAgent):
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
 
     fallbacks = {"expert": OmgExpertAgent}
+    #: the other seats' rollout policy: expert, always (no choice to model another field)
+    opponent_models: ClassVar[dict] = {"expert": None}
     selections = ("uniform",)  # omg's kernel spreads its rollouts evenly
     #: a cut rollout is scored by hand sizes (``"none"``, the default), or by the fitted model of who wins
     leaves = {"none": OS.LEAF_HANDS, "value": OS.LEAF_FITTED}

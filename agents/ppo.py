@@ -37,7 +37,8 @@ import numpy as np
 
 from agents.base import Agent, check_batch
 from shedders.envs.actions import ACTION_IDS
-from shedders.rules import make_rules
+from shedders.envs.family import family_of
+from shedders.rules import lookup, make_rules
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
@@ -202,9 +203,9 @@ def same_game(trained: str, ruleset: str, num_players: int, **options) -> bool:
     whose engine parameters are identical (``house`` with no toggles on the core base is ``core``)."""
     if trained == ruleset:
         return True
-    if "omg" in (trained, ruleset):
-        return False
     try:
+        if lookup(trained).family != lookup(ruleset).family:
+            return False
         a = make_rules(trained, num_players).to_params()
         b = make_rules(ruleset, num_players, **options).to_params()
     except ValueError:
@@ -214,12 +215,15 @@ def same_game(trained: str, ruleset: str, num_players: int, **options) -> bool:
 
 def default_checkpoint(ruleset: str, num_players: int, **options) -> Path:
     """The committed checkpoint for a table: ``checkpoints/<ruleset>-<n>p.pt``, or, where there is none, that of a
-    ruleset playing the very same game (house without toggles uses core's)."""
+    ruleset playing the very same game: a ruleset on bases uses its base's where it plays the base's game (house
+    without toggles on core uses core's)."""
     own = CHECKPOINTS / f"{ruleset}-{num_players}p.pt"
-    if own.exists() or ruleset != "house":
+    bases = lookup(ruleset).bases
+    if own.exists() or not bases:
         return own
-    core = CHECKPOINTS / f"core-{num_players}p.pt"
-    return core if core.exists() and same_game("core", ruleset, num_players, **options) else own
+    base = options.get("base") or bases[0]
+    theirs = CHECKPOINTS / f"{base}-{num_players}p.pt"
+    return theirs if theirs.exists() and same_game(base, ruleset, num_players, **options) else own
 
 
 def check_device(device) -> str:
@@ -272,7 +276,7 @@ class PPOAgent(Agent):
         self.ready_floor = float(ready_floor)
         if not 0.0 <= self.ready_floor <= 1.0:
             raise ValueError(f"ready_floor must be in [0, 1], got {ready_floor}")
-        self._ready = None if ruleset == "omg" else _palace_ready_id()
+        self._ready = _palace_ready_id() if family_of(ruleset).setup_phase else None
         self.path = str(path)
         self.counters = dict(ck["counters"])
 

@@ -75,6 +75,7 @@ from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_policies as KP
 from shedders.engine.search import palace_search as KS
 from shedders.envs.palace_env import observation_slices
+from shedders.rules import lookup
 
 
 #: where the fitted weights of ``leaf="value"`` lie: ``leaf-<ruleset>-<n>p.json`` (``python -m experiments.fit_leaf``)
@@ -99,7 +100,7 @@ def leaf_model(ruleset: str, num_players: int, features: int = KS.LEAF_FEATURES,
     for path in sorted(LEAF_WEIGHTS.glob(f"leaf-*-{num_players}p.json")):
         fitted = json.loads(path.read_text())
         if fitted["num_players"] == num_players and same_game(fitted["ruleset"], ruleset, num_players, **options) \
-                and (ruleset != "omg" or same_deck(fitted.get("deck"), **options)):
+                and (not lookup(ruleset).takes_deck or same_deck(fitted.get("deck"), **options)):
             w = np.asarray(fitted["weights"], np.float64)
             if w.shape != (features,):
                 raise ValueError(f"{path.name} holds {w.size} weights, the leaf has {features} features")

@@ -22,6 +22,7 @@ import numpy as np
 
 import shedders
 from shedders.commandline import build_parser
+from shedders.rules.registry import members
 
 STARTUP = (
     "import time; t=time.perf_counter(); import shedders; e=shedders.env('south_african', 4); e.reset(seed=0); "
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
         warm = [startup_seconds(clear_cache=False) for _ in range(3)]
         print(f"import + compile + first step: cold {cold:.1f} s, warm median {statistics.median(warm):.2f} s")
     steps_per_second("core", args.players, 1000, 0)  # warm-up
-    for ruleset in ("og", "fatality", "core", "south_african", "house"):
+    for ruleset in members("palace"):
         runs = [steps_per_second(ruleset, args.players, args.steps, s) for s in range(args.repeats)]
         print(f"{ruleset:14s} {args.players}p  AEC env steps/s: median {statistics.median(runs):,.0f} "
               f"(min {min(runs):,.0f}, max {max(runs):,.0f}, {args.repeats} runs of {args.steps:,})")

@@ -22,10 +22,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import shedders
 from shedders.commandline import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
-RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
+RULESETS = shedders.RULESETS
 
 # run in each tree: engine steps/s (sample_legal + step, as benchmarks.run) and AEC env steps/s, by public API only
 MEASURE = r"""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shedders.commandline import build_parser, config_from
+from shedders.envs.family import family_of
 
 
 @dataclass
@@ -44,7 +45,7 @@ def time_agent(spec: str, cfg: Config) -> dict:
         agent = agents.make_spec(spec, cfg.ruleset, cfg.players, seed=seed)
         first = True
         while True:
-            setup = cfg.ruleset != "omg" and int(vg.state.phase[0]) == 0
+            setup = family_of(cfg.ruleset).setup_phase and int(vg.state.phase[0]) == 0
             t = time.perf_counter()
             a = act_in(agent, vg, np.zeros(1, np.int64))
             dt = time.perf_counter() - t

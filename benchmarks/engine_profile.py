@@ -71,7 +71,7 @@ COLUMNS = ("step", "step (no obs)", "apply + bookkeeping", "legal", "observe", "
 class Config:
     """ns per game-step of each part of the batched engine's step."""
 
-    rulesets: list[str] = field(default_factory=lambda: ["og", "fatality", "core", "south_african", "house", "omg"])
+    rulesets: list[str] = field(default_factory=lambda: list(shedders.RULESETS))
     """rulesets to profile"""
     batch: int = 4096
     """games per batch"""

@@ -20,9 +20,10 @@ from tqdm import tqdm
 
 import shedders
 from shedders.commandline import build_parser
+from shedders.rules.registry import members
 
-PALACE = ("og", "fatality", "core", "south_african", "house")
-ALL = PALACE + ("omg",)
+PALACE = members("palace")
+ALL = shedders.RULESETS
 
 
 def random_game_lengths(ruleset: str, players: int, games: int, seed: int = 0, batch: int = 1024,

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 
 from benchmarks.run import engine_rate, openspiel_rate
 from shedders.commandline import build_parser, config_from
+from shedders.rules import RULESETS
 
 
 @dataclass
 class Config:
     """Engine steps/s with and without observations, against crazy_eights with and without."""
 
-    rulesets: list[str] = field(default_factory=lambda: ["og", "fatality", "core", "south_african", "house", "omg"])
+    rulesets: list[str] = field(default_factory=lambda: list(RULESETS))
     """rulesets to measure"""
     batch: int = 4096
     """games per batch"""

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numba
@@ -39,8 +39,12 @@ import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
 from benchmarks.game_lengths import random_game_lengths
 from shedders.commandline import build_parser
+from shedders.rules import lookup
 
-RULESETS = ("og", "fatality", "core", "south_african", "house", "omg")
+RULESETS = shedders.RULESETS
+#: the engine's speed target, in multiples of crazy_eights' engine, by family
+ENGINE_GOAL = {"palace": 100, "omg": 50}
+PPO_RULESET = "core"  # the ruleset of the end-to-end PPO target
 SECTIONS = ("startup", "lean", "profile", "ray", "train", "peer", "suite")
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
@@ -173,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         "# Benchmark results",
         "",
-        f"Written by `python -m benchmarks.run` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.",
+        f"Written by `python -m benchmarks.run` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
         f"Machine: {machine()}.",
         "All figures: uniformly random legal actions, median of "
         f"{rounds} timed rounds, 4 players unless said.",
@@ -329,6 +333,7 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
         say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}.")
         say()
     if "train" not in skip:
+        from benchmarks.train_throughput import RULESETS as TRAIN_RULESETS
         from benchmarks.train_throughput import SHARES
 
         say("## PPO training throughput (`benchmarks.train_throughput`)")
@@ -339,7 +344,7 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
         say("| ruleset | threads | engine steps/s | " + " | ".join(SHARES) + " |")
         say("|---|---:|---:|" + "---:|" * len(SHARES))
         out["train"] = {}
-        for rs in ("core", "fatality", "og", "south_african", "omg"):
+        for rs in TRAIN_RULESETS:
             for t in (1, 2):
                 m = measure_apart(rs, t, args.train_updates)
                 out["train"][(rs, t)] = m
@@ -421,14 +426,14 @@ def issue27_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
     lean = scale.get("lean")
     if lean:
         for rs in RULESETS:
-            goal = 50 if rs == "omg" else 100
+            goal = ENGINE_GOAL[lookup(rs).family]
             top = max(lean[rs][0], best.get((rs, threads), 0))  # batch 4,096 here or the sweep's best batch
             row(f"`{rs}` engine, {threads} threads, best batch >= {goal}x crazy_eights (both with observations)",
                 f"{top:,.0f} steps/s", top / lean["peer"][True], goal)
     for rs in RULESETS:
         row(f"`{rs}` AEC env >= 3x connect_four env()", f"{aec[rs]:,.0f} steps/s", aec[rs] / peers["connect_four"], 3)
-    if "train" in scale and ("core", 2) in scale["train"]:
-        m = scale["train"][("core", 2)]
+    if "train" in scale and (PPO_RULESET, 2) in scale["train"]:
+        m = scale["train"][(PPO_RULESET, 2)]
         row("PPO end to end, core, 2 threads >= 100k engine steps/s (ratio: to 100k)", f"{m['sps']:,.0f} steps/s",
             m["sps"] / 1e5, 1)
     if "peer" in scale:
@@ -444,7 +449,7 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
     lean, prof = scale.get("lean"), scale.get("profile")
     if lean and prof:
         for rs in RULESETS:
-            goal = 50 if rs == "omg" else 100
+            goal = ENGINE_GOAL[lookup(rs).family]
             top = max(lean[rs][0], best.get((rs, threads), 0))
             if top >= goal * lean["peer"][True]:
                 continue
@@ -458,10 +463,10 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
                 f"Without observations both ways it is {lean[rs][1] / lean['peer'][False]:.0f}x ({lean[rs][1]:,.0f} "
                 f"against {lean['peer'][False]:,.0f} steps/s).")
     train = scale.get("train", {})
-    if ("core", 2) in train and train[("core", 2)]["sps"] < 1e5:
+    if (PPO_RULESET, 2) in train and train[(PPO_RULESET, 2)]["sps"] < 1e5:
         from experiments.train_ppo import Config as PPOConfig
 
-        m, ppo = train[("core", 2)], PPOConfig()
+        m, ppo = train[(PPO_RULESET, 2)], PPOConfig()
         steps = ppo.num_envs * ppo.num_steps
         per = steps / m["sps"]
         lines.append(

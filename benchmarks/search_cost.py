@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shedders.commandline import build_parser, config_from
+from shedders.envs.family import family_of
 
 
 @dataclass
@@ -59,7 +60,7 @@ def time_on_same_states(cfg: Config) -> dict[str, list[np.ndarray]]:
             inner = getattr(agent, "inner", agent)
             if hasattr(inner, "threaded_decision"):
                 inner.threaded_decision = False
-        while cfg.ruleset != "omg" and vg.state.phase[0] == K.PH_SETUP:
+        while family_of(cfg.ruleset).setup_phase and vg.state.phase[0] == K.PH_SETUP:
             vg.step(act_in(mover, vg, rows))
         deal = {spec: [] for spec in cfg.agents}
         for _ in range(cfg.decisions):

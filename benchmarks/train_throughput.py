@@ -23,8 +23,10 @@ from pathlib import Path
 import torch
 
 from shedders.commandline import build_parser
+from shedders.rules import REGISTRY
 
-RULESETS = ("core", "fatality", "og", "south_african", "omg")
+#: every ruleset a network is trained on (one on bases, house, plays its base's game)
+RULESETS = tuple(name for name, record in REGISTRY.items() if not record.bases)
 SHARES = ("engine", "forward", "opponents", "update")
 
 

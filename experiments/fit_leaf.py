@@ -49,20 +49,27 @@ from pathlib import Path
 import numba
 import numpy as np
 
-#: the rulesets whose rewards the ``loser`` model prices (the loser gets -1, everyone else 1/(N-1))
-FAMILY = ("core", "south_african", "house")
-#: the rulesets the ``order`` model fits (every palace ruleset: its value uses each ruleset's place rewards)
-ORDER_RULESETS = ("core", "south_african", "house", "fatality", "og")
-#: the model a ruleset gets without ``--model``
-DEFAULT_MODEL = {"fatality": "order", "og": "order", "omg": "winner"}
-#: the share of random moves in the rollouts of each ruleset's search, where ``--eps`` is not given
-DEFAULT_EPS = {"omg": 0.1}
+from shedders.rules import RULESETS, lookup
+
+#: the leaf models a ruleset may fit, by its family and how its games pay (its record's ``payout``), the default
+#: first: ``loser`` prices the loser's -1 (everyone else 1/(N-1)), ``order`` the whole finishing order (its value
+#: uses each ruleset's place rewards, so it fits every palace payout), ``winner`` who wins (omg)
+MODELS = {"palace": {"loser": ("loser", "order"), "places": ("order",), "winner": ("order",)},
+          "omg": {"winner": ("winner",)}}
+#: the share of random moves in the rollouts of each family's search, where ``--eps`` is not given
+DEFAULT_EPS = {"palace": 0.2, "omg": 0.1}
+
+
+def models(ruleset: str) -> tuple[str, ...]:
+    """The leaf models ``ruleset`` may fit, its default first."""
+    record = lookup(ruleset)
+    return MODELS[record.family][record.payout]
 
 
 def parse(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--ruleset", default="core", choices=ORDER_RULESETS + ("omg",))
+    ap.add_argument("--ruleset", default="core", choices=RULESETS)
     ap.add_argument("--model", default=None, choices=("loser", "order", "winner"),
                     help="who loses, the whole finishing order, or (omg) who wins (default: order for fatality and "
                          "og, winner for omg, else loser)")
@@ -79,17 +86,16 @@ def parse(argv=None) -> argparse.Namespace:
     a = ap.parse_args(argv)
     if a.samples < 100 or a.test_samples < 100:
         ap.error("--samples and --test-samples must be at least 100")
-    a.eps = DEFAULT_EPS.get(a.ruleset, 0.2) if a.eps is None else a.eps
+    a.eps = DEFAULT_EPS[lookup(a.ruleset).family] if a.eps is None else a.eps
     if not 0.0 <= a.eps <= 1.0:
         ap.error(f"--eps must be in [0, 1], got {a.eps}")
     if not 2 <= a.players <= 8:
         ap.error(f"--players must be in 2..8, got {a.players}")
-    a.model = a.model or DEFAULT_MODEL.get(a.ruleset, "loser")
-    if (a.model == "winner") != (a.ruleset == "omg"):
-        ap.error(f"--model winner fits omg's leaf, and omg fits only it; got --ruleset {a.ruleset} --model {a.model}")
-    if a.model == "loser" and a.ruleset not in FAMILY:
-        ap.error(f"--model loser prices the core family's rewards (the loser's -1); {a.ruleset}'s depend on other "
-                 f"places: use --model order")
+    allowed = models(a.ruleset)
+    a.model = a.model or allowed[0]
+    if a.model not in allowed:
+        ap.error(f"--model {a.model} does not fit {a.ruleset}'s leaf (loser prices the loser's -1, order the "
+                 f"finishing order, winner omg's winner); {a.ruleset}'s models: {', '.join(allowed)}")
     return a
 
 
@@ -284,7 +290,7 @@ def main(argv=None) -> dict:
 
     numba.set_num_threads(1)
     start = time.time()
-    if a.ruleset == "omg":
+    if a.model == "winner":  # omg's model, fitted on omg's states
         from shedders.engine.search import omg_search as OS
 
         draw, features = (lambda *args: sample_omg(a.players, *args)), OS.LEAF_FEATURES

@@ -35,12 +35,14 @@ import numpy as np
 
 import agents as agents_pkg
 import shedders
-from agents.search import SearchAgent
 from experiments import tournament as T
 from experiments.stats import chi2_sf
 from experiments.stats import (by_deal, games_to_lead, mean_ci, norm_ppf,  # noqa: F401  (games_to_lead and
                                normal_games_to_lead, percentiles)  # normal_games_to_lead: also read from here)
 from shedders.commandline import build_parser, config_from
+from shedders.rules.registry import members
+
+PALACE_RULESETS = members("palace")  # ``--all``: the palace family, in the package's order
 
 Z95_ONE_SIDED = 1.6448536269514722  # P(Z < z) = 0.95: "leads with 95% confidence"
 
@@ -459,7 +461,8 @@ def modelled(spec: str, field: str, ruleset: str) -> str:
     Left as given where the spec names its own model, or the engine has none for that field (omg's search rolls
     out expert for every seat)."""
     name, options = T.parse_agent(spec)
-    if ruleset == "omg" or "opponents" in options or field not in SearchAgent.opponent_models:
+    models = getattr(agents_pkg.agent_class(name, ruleset), "opponent_models", {})
+    if "opponents" in options or field not in models or len(models) < 2:  # given, or no choice of model
         return spec
     return f"{spec}{'+' if ':' in spec else ':'}opponents={field}"
 
@@ -594,7 +597,7 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
 
 def _available(spec: str, ruleset: str) -> bool:
     name = _label(spec)
-    return name in (agents_pkg.OMG_AGENTS if ruleset == "omg" else agents_pkg.REGISTRY)
+    return name in agents_pkg.offered_agents(ruleset)
 
 
 def report_markdown(report: dict) -> str:
@@ -825,12 +828,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap = build_parser(Config, description=__doc__, skip=("rulesets",), flags={"field_agent": "--field"})
     ap.add_argument("--ruleset", type=lambda t: T.split_agents(t), default=None,
                     help="a ruleset or a comma separated list (default: og); --all for every palace ruleset")
-    ap.add_argument("--all", action="store_true", help="og, fatality, core, south_african and house")
+    ap.add_argument("--all", action="store_true", help="every palace ruleset: " + ", ".join(PALACE_RULESETS))
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     if args.all and args.ruleset:
         ap.error("give --ruleset or --all, not both")
-    rulesets = ["og", "fatality", "core", "south_african", "house"] if args.all else (args.ruleset or ["og"])
+    rulesets = list(PALACE_RULESETS) if args.all else (args.ruleset or ["og"])
     cfg = config_from(Config, args, rulesets=rulesets, model_field=args.model_field or args.certify)
     command = "python -m experiments.skill_luck " + " ".join(sys.argv[1:] if argv is None else argv)
     try:

@@ -127,8 +127,8 @@ class Config:
 
 def check(cfg: Config) -> None:
     """``ValueError`` for a config that cannot run, before anything is written."""
-    if cfg.ruleset == "omg":
-        raise ValueError("train_exit trains the palace rulesets; omg has no guided search")
+    if "guided" not in agents_pkg.offered_agents(cfg.ruleset):
+        raise ValueError(f"train_exit trains the rulesets a guided search plays; {cfg.ruleset} has none")
     shedders.make_rules(cfg.ruleset, cfg.players)
     for key in ("rounds", "games", "worlds", "top_k", "epochs", "batch", "critic_hidden", "ply_cap"):
         if getattr(cfg, key) < 1:

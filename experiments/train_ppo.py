@@ -55,6 +55,7 @@ from agents.ppo import (
 from experiments import tournament as T
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
+from shedders.envs.family import family_of
 
 READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
 
@@ -307,8 +308,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError(f"shaping must be a non-negative number (reward a card), got {cfg.shaping}")
     if not 0.0 <= cfg.ready_floor < 1.0:
         raise ValueError(f"ready_floor must be in [0, 1), got {cfg.ready_floor}")
-    if cfg.ready_floor > 0 and cfg.ruleset == "omg":
-        raise ValueError("ready_floor: omg has no setup and no ready action")
+    if cfg.ready_floor > 0 and not family_of(cfg.ruleset).setup_phase:
+        raise ValueError(f"ready_floor: {cfg.ruleset} has no setup and no ready action")
     set_threads(cfg.threads, cfg.engine_threads)
     run_dir = Path(cfg.out) / cfg.run_name()
     ckpt_path = run_dir / "checkpoint.pt"
@@ -660,7 +661,7 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
 
 
 def _has(name: str, ruleset: str) -> bool:
-    return name in (agents_pkg.OMG_AGENTS if ruleset == "omg" else agents_pkg.REGISTRY)
+    return name in agents_pkg.offered_agents(ruleset)
 
 
 def _tuple(x):

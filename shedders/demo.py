@@ -15,6 +15,7 @@ import numpy as np
 
 import agents
 import shedders
+from shedders.rules import lookup
 
 
 def players(rules, seed: int) -> dict:
@@ -23,7 +24,7 @@ def players(rules, seed: int) -> dict:
     else goes; pickup last; og: covers with its best cards, sneaks plain cards), ``random`` a uniform legal
     action."""
     rng = np.random.default_rng(seed)
-    options = {"base": rules.base} if rules.name == "house" else {}
+    options = {"base": rules.base} if lookup(rules.name).bases else {}
     greedy = agents.as_aec_policy(agents.make("greedy", rules.name, rules.num_players, seed=seed, **options))
     return {"lowest": lambda env: greedy(env, env.agent_selection),
             "random": lambda env: int(rng.choice(env.legal_actions()))}
@@ -35,7 +36,7 @@ PLAYERS = ("lowest", "random")
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ruleset", default="south_african",
-                    choices=["og", "fatality", "core", "south_african", "house", "omg"])
+                    choices=list(shedders.RULESETS))
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
@@ -65,8 +66,7 @@ def main(argv: list[str] | None = None) -> dict:
         if term or trunc:
             env.step(None)
             continue
-        omg = args.ruleset == "omg"
-        at_turn = env.phase == "play" and (omg or env.seat(agent) == env.turn)
+        at_turn = env.phase == "play" and env.seat(agent) == env.turn
         if at_turn and shown < args.show:
             say(env.render_text() + "\n")
             shown += 1
@@ -79,11 +79,10 @@ def main(argv: list[str] | None = None) -> dict:
     st = env.state_dict()
     result = {"placing": st["placing"], "plies": moves, "truncated": env.game_truncated}
     loser = env.last_loser
-    if args.ruleset == "omg":
-        st["placing"] = env.placing()
+    st["placing"] = env.placing()
     if result["truncated"]:
         outcome = "truncated at the ply cap"
-    elif env.rules.name in ("og", "omg"):
+    elif lookup(env.rules.name).first_out_wins:
         winner = st["placing"][0]
         outcome = f"winner: player_{winner} ({seat_kind[f'player_{winner}']})"
     else:

@@ -18,6 +18,8 @@ offer or a Joker counter (only holders of the card are asked, so naming the one 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import NamedTuple
 
 from shedders.rules.omg import COLORS, GODS
 from shedders.rules.registry import lookup
@@ -34,8 +36,10 @@ def view(rules, state: dict, viewer: int | None) -> dict:
 
     Hidden cards are replaced by counts: other hands (but for the cards known from pickups), every face-down card
     (its owner does not see it either), the draw pile, and other seats' face-up cards during setup."""
-    if rules.name == "omg":
-        return _omg_view(state, viewer)
+    return _explainer(rules).view(rules, state, viewer)
+
+
+def _palace_view(rules, state: dict, viewer: int | None) -> dict:
     setup = state["phase"] == "setup"
     players = []
     for q, p in enumerate(state["players"]):
@@ -64,14 +68,14 @@ def view(rules, state: dict, viewer: int | None) -> dict:
     }
 
 
-def _omg_view(state: dict, viewer: int | None) -> dict:
+def _omg_view(rules, state: dict, viewer: int | None) -> dict:
     over = state["phase"] == "over"
     players = [{"seat": q, "hand": list(p["hand"]) if viewer is None or viewer == q else None,
                 "hand_count": len(p["hand"]), "skip_next": p["skip_next"], "finished": p["finished"]}
                for q, p in enumerate(state["players"])]
     revealed = state["revealed"]
     return {
-        "family": "omg", "ruleset": "omg", "viewer": viewer, "num_players": len(players), "phase": state["phase"],
+        "family": "omg", "ruleset": rules.name, "viewer": viewer, "num_players": len(players), "phase": state["phase"],
         "actor": state["current_player"], "turn": state["current_player"], "pile": list(state["pile"]),
         "deck": len(state["deck"]), "revealed": revealed, "players": players, "placing": list(state["placing"]),
         "power": state.get("power"), "left": state.get("left"), "chosen": state.get("chosen"),
@@ -95,16 +99,16 @@ def table_view_of(rules, state: dict, viewer: int | None, constraint: str, legal
     if v["over"]:
         v["constraint"] = "the game is over"
     else:
-        v["constraint"] = constraint if deciding or v["family"] == "omg" else _waiting(v)
+        v["constraint"] = constraint if deciding or EXPLAINERS[v["family"]].shared_constraint else _waiting(v)
     v["legal"] = [{"action": name, "label": action_label(rules, state, name)} for name in legal] if deciding else []
-    v["window"] = _window(v) if v["family"] == "palace" and not v["over"] else None
+    v["window"] = _window(v) if EXPLAINERS[v["family"]].windows and not v["over"] else None
     v["shithead"] = _shithead(rules, v)
     return v
 
 
 def _shithead(rules, v: dict) -> int | None:
     """The finished game's loser, named only under the ``shithead_shaming`` prison rule."""
-    if v["family"] != "palace" or not v["over"] or not rules.shithead_shaming:
+    if not v["over"] or not getattr(rules, "shithead_shaming", False):
         return None
     left = [q for q in range(v["num_players"]) if q not in v["placing"]]
     return left[0] if len(left) == 1 else None
@@ -131,7 +135,7 @@ def _window(v: dict) -> str | None:
 def is_public(rules, phase: str, name: str) -> bool:
     """Whether the table sees a move (see the module docstring). Every omg move is public (Hera's cards are dealt
     unseen, but to whom is seen)."""
-    if rules.name == "omg":
+    if _explainer(rules).all_public:
         return True
     if phase == "setup" and name != "ready":
         return False
@@ -178,7 +182,7 @@ def target_seat(rules, state: dict, actor: int, k: int) -> int:
     counting only players still in (R-PLAYERS-IN), as the kernels do. ``state`` is a state dict or a :func:`view`
     (both have ``direction`` and each player's ``finished``)."""
     n = rules.num_players
-    if rules.name == "omg":
+    if _explainer(rules).round_table:
         return (actor + k) % n
     step = state["direction"]
     q = actor
@@ -211,9 +215,7 @@ def explain_step(rules, before: dict, after: dict, actor: int, name: str, viewer
             return [f"setup is over: play begins with {who(a['actor'], viewer)}"]
         return []
     label = action_label(rules, before, name)
-    if rules.name == "omg":
-        return _explain_omg(rules, b, a, actor, name, label, viewer)
-    return _explain_palace(rules, b, a, actor, name, label, viewer)
+    return _explainer(rules).explain(rules, b, a, actor, name, label, viewer)
 
 
 def _gained(b: dict, a: dict, q: int) -> Counter:
@@ -296,7 +298,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         cards = " ".join(c.split(":")[0] for c in b["pile"])
         why = ""
         if phase == "eat":
-            why = " (a 3 was played)" if rules.name == "og" else " (the Joker)"
+            why = " (a 3 was played)" if lookup(rules.name).three_forces_pickup else " (the Joker)"
         elif phase == "answer":
             why = " (nominated)"
         line = f"{S('picks', 'pick')} up the pile{why}: {plural(picked, 'card')} ({cards})" if picked else \
@@ -313,7 +315,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         return out
     else:
         out.append(f"{S('chooses', 'choose')} {label}")
-    og_three = rules.name == "og" and name.startswith(("play", "sneak", "flip")) and \
+    og_three = lookup(rules.name).three_forces_pickup and name.startswith(("play", "sneak", "flip")) and \
         Counter(a["out_of_play"])["3"] > Counter(b["out_of_play"])["3"] and len(a["out_of_play"]) - len(
             b["out_of_play"]) == 1 and not picked
     burned = bool(b["pile"] or name.startswith(("play", "sneak", "flip"))) and not a["pile"] and \
@@ -359,7 +361,7 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
     if a["over"]:
         n = rules.num_players
         left = [q for q in range(n) if q not in a["placing"]]
-        if rules.name == "og":
+        if lookup(rules.name).first_out_wins:
             out.append(f"game over: {who(a['placing'][0], viewer)} {'win' if a['placing'][0] == viewer else 'wins'}"
                        if a["placing"] else "game over")
         elif len(left) == 1:
@@ -371,7 +373,8 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
     nxt = a["actor"]
     if a["phase"] == "nominate":
         out.append(f"an ace: {who(p, viewer)} {'nominate' if p == viewer else 'nominates'} a player")
-    elif a["phase"] == "counter" or (a["phase"] == "eat" and name.endswith("xJOKER") and rules.name != "og"):
+    elif a["phase"] == "counter" or (a["phase"] == "eat" and name.endswith("xJOKER")
+                                         and not lookup(rules.name).three_forces_pickup):
         t = a["target"]
         if b["phase"] == "counter":
             out.append(f"the Joker is countered: the punishment bounces to {who(t, viewer)}")
@@ -394,7 +397,7 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
             if skipped and q == nxt:
                 verb_ = "are" if len(skipped) > 1 or skipped == [viewer] else "is"
                 out.append(f"{listing(who(q, viewer) for q in skipped)} {verb_} skipped")
-    elif name == "pickup" and a["phase"] == "play" and nxt == p and rules.name == "og":
+    elif name == "pickup" and a["phase"] == "play" and nxt == p and lookup(rules.name).opens_after_pickup:
         out.append(f"{who(p, viewer)} {'open' if p == viewer else 'opens'} a fresh pile")
     return out
 
@@ -548,3 +551,29 @@ def rules_text(rules) -> str:
         on=", ".join(t for t, v in toggles.items() if v) or "none",
         powers="; ".join(f"{god}: {words[0]}" for god, words in POWER_WORDS.items()),
     )
+
+
+class Explainer(NamedTuple):
+    """How a family is shown and told: its ``view`` and ``explain`` functions, and what differs between families:
+    ``all_public`` (every move is seen by the table), ``shared_constraint`` (every seat is told what the player to
+    act must do), ``windows`` (out-of-turn windows whose asked seats are private), ``round_table`` (targets count
+    round the table, not in the direction of play among the players still in)."""
+
+    view: Callable
+    explain: Callable
+    all_public: bool
+    shared_constraint: bool
+    windows: bool
+    round_table: bool
+
+
+EXPLAINERS = {
+    "palace": Explainer(_palace_view, _explain_palace, all_public=False, shared_constraint=False, windows=True,
+                        round_table=False),
+    "omg": Explainer(_omg_view, _explain_omg, all_public=True, shared_constraint=True, windows=False,
+                     round_table=True),
+}
+
+
+def _explainer(rules) -> Explainer:
+    return EXPLAINERS[lookup(rules.name).family]

@@ -26,9 +26,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from shedders.engine.palace.layout import N_ACTIONS, observation_size
-from shedders.envs.palace_env import VERSIONS, PalaceEnv
-from shedders.rules import make_rules
+from shedders.envs.family import family_of
+from shedders.rules import REGISTRY, make_rules
 from shedders.vector import VectorGame
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -56,14 +55,15 @@ def _as_policy(p) -> Policy:
     raise ValueError(f"an opponent must be a callable (observation, action_mask) -> actions, or have .act; got {p!r}")
 
 
-def _spaces(num_players: int):
+def _spaces(rules):
+    num_actions, observation_size = family_of(rules).sizes(rules)
     obs = spaces.Dict(
         {
-            "observation": spaces.Box(-1, 127, (observation_size(num_players),), np.int8),
-            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+            "observation": spaces.Box(-1, 127, (observation_size,), np.int8),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
         }
     )
-    return obs, spaces.Discrete(N_ACTIONS)
+    return obs, spaces.Discrete(num_actions)
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -93,9 +93,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat_option = learner_seat
         self.learner = 0 if learner_seat == "random" else learner_seat
         self.illegal_action = illegal_action
+        self._default_opponent = opponents is None  # random, drawn from a generator seeded by reset(seed=...)
         self.opponent = _as_policy(opponents)
-        self.observation_space, self.action_space = _spaces(n)
-        self.env = PalaceEnv(self.rules)  # the game, as the AEC env plays it (the learner's seat is one of it)
+        self.observation_space, self.action_space = _spaces(self.rules)
+        self.env = family_of(self.rules).env_class(self.rules)  # the game, as the AEC env plays it (the learner's seat is one of it)
         self._num_actions = self.action_space.n
 
     # ------------------------------------------------------------------------------------------------------------
@@ -141,6 +142,8 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self.env.reset(seed=seed)
+        if self._default_opponent and seed is not None:
+            self.opponent = random_policy_for(int(self.np_random.integers(2**63)))
         if self.learner_seat_option == "random":
             self.learner = int(self.np_random.integers(self.rules.num_players))
         self._play_opponents()  # rewards before the learner's first decision are none: nobody can go out yet
@@ -191,7 +194,7 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
         self.learner = learner_seat
         self.opponent = _as_policy(opponents)
         self.num_envs = num_envs
-        self.single_observation_space, self.single_action_space = _spaces(n)
+        self.single_observation_space, self.single_action_space = _spaces(self.game.rules)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         self._reward = np.zeros(num_envs, np.float32)
@@ -206,7 +209,7 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
         truncated = np.zeros(self.num_envs, bool)
         while True:
             over = g.current_player < 0
-            learner_out = g.state.finished[:, self.learner] != 0
+            learner_out = g.seats_out()[:, self.learner]
             newly = (over | learner_out) & ~ended
             if newly.any():
                 self._final_obs[newly] = g.observe(self._seats)[newly]
@@ -252,14 +255,14 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
 
 
 def register_gymnasium_ids() -> None:
-    """Register ``shedders/<ruleset>-single-v<N>`` (the palace rulesets; N is the AEC env's version) with gymnasium,
+    """Register ``shedders/<ruleset>-single-v<N>`` (every ruleset; N is the AEC env's version) with gymnasium,
     so that gymnasium's tools find the single-agent views: ``gymnasium.make("shedders/core-single-v0",
     num_players=4)`` builds a ``SingleAgentEnv``, ``gymnasium.make_vec("shedders/core-single-v0", num_envs=64)`` a
     ``VectorSingleAgentEnv``. Importing ``shedders`` registers them."""
     from gymnasium.envs.registration import register, registry
 
-    for ruleset in ("og", "fatality", "core", "south_african", "house"):
-        env_id = f"shedders/{ruleset}-single-v{VERSIONS.get(ruleset, 0)}"
+    for ruleset, record in REGISTRY.items():
+        env_id = f"shedders/{ruleset}-single-v{record.version}"
         if env_id not in registry:
             register(env_id, entry_point="shedders.gym:SingleAgentEnv",
                      vector_entry_point="shedders.gym:VectorSingleAgentEnv", kwargs={"ruleset": ruleset})

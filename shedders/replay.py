@@ -42,7 +42,7 @@ from typing import Iterator
 import numpy as np
 
 from shedders.envs import raw_env
-from shedders.envs.actions import ACTION_NAMES, omg_action_names
+from shedders.envs.family import family_of
 from shedders.rules import env_kwargs
 
 FORMAT = "shedders-replay/2"
@@ -409,4 +409,4 @@ class Recorder:
 
 def action_names(rules) -> tuple[str, ...]:
     """The action names of a ruleset's env, by id (palace rulesets share one table; omg's depends on the deck)."""
-    return omg_action_names(rules) if rules.name == "omg" else ACTION_NAMES
+    return family_of(rules).action_names(rules)

@@ -26,7 +26,7 @@ from shedders.engine import omg as O
 from shedders.engine import palace as K
 from shedders.envs import omg_state, palace_state
 from shedders.envs.base import EngineHandle, game_seeds
-from shedders.rules import make_rules
+from shedders.rules import lookup, make_rules
 
 __all__ = ["OmgVectorGame", "VectorGame", "game_seeds"]
 
@@ -64,8 +64,8 @@ class VectorGame:
     """
 
     def __new__(cls, ruleset: str = "core", *args, **kwargs):
-        if cls is VectorGame and ruleset == "omg":
-            return super().__new__(OmgVectorGame)
+        if cls is VectorGame:  # the class of the ruleset's family (an unknown ruleset: ValueError naming it)
+            return super().__new__(FAMILY_CLASSES[lookup(ruleset).family])
         return super().__new__(cls)
 
     def __init__(
@@ -256,6 +256,11 @@ class VectorGame:
         """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
         return palace_state.to_dict(self.state, self._checked_game(g), self.rules)
 
+    def seats_out(self) -> np.ndarray:
+        """(num_envs, num_players) bool: which seats have gone out of their game (omg: the winner, once there is
+        one), as the game stands now."""
+        return self.state.finished != 0
+
     def cards_held(self) -> np.ndarray:
         """(num_envs, num_players) int64: the cards each seat still has to get rid of (hand, face-up and face-down;
         omg: the hand), as the game stands now. Training's reward shaping reads it (``train_ppo --shaping``)."""
@@ -331,5 +336,12 @@ class OmgVectorGame(VectorGame):
     def state_dict(self, g: int) -> dict:
         return omg_state.to_dict(self.state, self._checked_game(g), self.rules)
 
+    def seats_out(self) -> np.ndarray:
+        return np.arange(self.num_players)[None, :] == self.state.winner[:, None]
+
     def cards_held(self) -> np.ndarray:
         return self.state.hand.sum(axis=2, dtype=np.int64)
+
+
+#: each family's batch class: ``VectorGame(ruleset, ...)`` builds the one of the ruleset's family
+FAMILY_CLASSES = {"palace": VectorGame, "omg": OmgVectorGame}

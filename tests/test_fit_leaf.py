@@ -90,9 +90,9 @@ def test_a_tiny_order_fit_is_reproducible_and_learns_more_than_uniform(tmp_path)
 
 
 @pytest.mark.parametrize("bad,match", [(["--ruleset", "house_rules"], "invalid choice"),
-                                       (["--ruleset", "fatality", "--model", "loser"], "use --model order"),
-                                       (["--model", "winner"], "--model winner fits omg's leaf"),
-                                       (["--ruleset", "omg", "--model", "order"], "omg fits only it"),
+                                       (["--ruleset", "fatality", "--model", "loser"], "fatality's models: order"),
+                                       (["--model", "winner"], "core's models: loser, order"),
+                                       (["--ruleset", "omg", "--model", "order"], "omg's models: winner"),
                                        (["--samples", "5"], "at least"), (["--eps", "2"], "--eps"),
                                        (["--players", "9"], "--players")])
 def test_bad_arguments_are_refused(bad, match, capsys):

@@ -9,7 +9,8 @@ from gymnasium.utils.env_checker import check_env
 from shedders.gym import SingleAgentEnv, VectorSingleAgentEnv, random_policy_for
 
 
-@pytest.mark.parametrize("ruleset,n", [("core", 4), ("south_african", 3), ("house", 2), ("og", 5), ("fatality", 3)])
+@pytest.mark.parametrize("ruleset,n", [("core", 4), ("south_african", 3), ("house", 2), ("og", 5), ("fatality", 3),
+                                       ("omg", 3)])
 def test_single_agent_env_passes_gymnasium_check_env(ruleset, n):
     check_env(SingleAgentEnv(ruleset, n, learner_seat="random"), skip_render_check=True)
 
@@ -103,7 +104,8 @@ def test_bad_learner_seat():
 
 
 @pytest.mark.parametrize("env_id", ["shedders/og-single-v0", "shedders/fatality-single-v0", "shedders/core-single-v0",
-                                    "shedders/south_african-single-v0", "shedders/house-single-v1"])
+                                    "shedders/south_african-single-v0", "shedders/house-single-v1",
+                                    "shedders/omg-single-v0"])
 def test_gymnasium_finds_the_single_agent_views_by_id(env_id):
     import gymnasium
 
@@ -115,3 +117,29 @@ def test_gymnasium_finds_the_single_agent_views_by_id(env_id):
     assert isinstance(venv, VectorSingleAgentEnv)
     obs, _ = venv.reset(seed=0)
     assert obs["observation"].shape[0] == 4
+
+
+def test_the_default_opponents_replay_from_the_reset_seed():
+    """With no opponents given, the random opponents draw from a generator seeded by reset(seed=...): in omg the
+    first player is drawn at random, so opponents often act before the learner's first decision."""
+    def first_obs(seed):
+        env = SingleAgentEnv("omg", 4, learner_seat=3)
+        return [env.reset(seed=seed)[0]["observation"].tobytes() for _ in range(2)]
+
+    assert first_obs(5) == first_obs(5)
+
+
+def test_omg_vector_view_ends_episodes_at_the_first_player_out():
+    venv = VectorSingleAgentEnv("omg", num_envs=16, num_players=3, learner_seat=0, seed=0)
+    obs, _ = venv.reset(seed=0)
+    policy = random_policy_for(0)
+    totals, finished = np.zeros(16), []
+    for _ in range(3000):
+        assert np.all(obs["action_mask"].sum(axis=1) > 0)
+        obs, rew, term, trunc, _ = venv.step(policy(obs["observation"], obs["action_mask"]))
+        totals += rew
+        for g in np.flatnonzero(term):
+            finished.append(totals[g])
+        totals[term | trunc] = 0
+    assert len(finished) > 10
+    assert set(np.round(finished, 3)) <= {1.0, -0.5}  # the winner +1, every other seat -1/(N-1)

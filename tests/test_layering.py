@@ -7,7 +7,9 @@
 - no import that points up a layer;
 - above ``envs`` and ``vector`` nobody imports a kernel module: only ``shedders.engine.search`` (the single
   implementation of each rollout strategy) and the ``layout`` modules (constants, action ids, state layout);
-- nobody reads another object's private attribute (``obj._name``; ``self._name`` is the object's own).
+- nobody reads another object's private attribute (``obj._name``; ``self._name`` is the object's own);
+- above ``rules`` and ``engine`` no code compares with a ruleset or family name, or lists rulesets by hand: it reads
+  the ruleset's record (``shedders.rules.lookup``) or a table keyed by family (``shedders.envs.family``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from shedders.rules.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("shedders", "agents", "experiments", "benchmarks")
@@ -183,7 +187,7 @@ def test_the_layering_checks_can_fail(tmp_path):
     up = [t for m, es in edges.items() for t, _ in es if layer(t) > layer(m) and not m.startswith(t + ".")]
     assert up == ["shedders.envs.base"]
     edges["shedders.envs.base"] = GRAPH["shedders.envs.base"] + [("shedders.rules.common", 1)]
-    assert ["shedders.envs.base", "shedders.rules.common"] in find_cycles(edges)
+    assert any({"shedders.envs.base", "shedders.rules.common"} <= set(c) for c in find_cycles(edges))
 
 
 def private_reads_at(path: Path, root: Path) -> list[str]:
@@ -193,3 +197,48 @@ def private_reads_at(path: Path, root: Path) -> list[str]:
         return private_reads(path)
     finally:
         ROOT = old
+
+
+# --------------------------------------------------------------------------------------------------------------
+# no code above the rules asks for a ruleset or a family by name: it reads the record (``shedders.rules.registry``)
+# or looks the family up in a table keyed by family
+# --------------------------------------------------------------------------------------------------------------
+NAMES = frozenset(REGISTRY) | {r.family for r in REGISTRY.values()}
+NAMED_FREELY = ("shedders.rules", "shedders.engine")  # where rulesets and families are defined
+
+
+def _is_name(node) -> bool:
+    return isinstance(node, ast.Constant) and node.value in NAMES
+
+
+def name_uses(tree: ast.AST, rel: str) -> list[str]:
+    """Compares against a ruleset or family name (``x == "omg"``, ``x in ("og", "core")``, ``"house" != x``,
+    ``x.startswith("omg")``) and hand-kept lists of two or more ruleset names."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = any(_is_name(s) or (isinstance(s, (ast.Tuple, ast.List, ast.Set)) and any(map(_is_name, s.elts)))
+                        for s in sides)
+            if named:
+                out.append(f"{rel}:{node.lineno} compares with a ruleset or family name")
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and sum(map(_is_name, node.elts)) >= 2:
+            out.append(f"{rel}:{node.lineno} lists rulesets by hand")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("startswith", "endswith") and any(map(_is_name, node.args))):
+            out.append(f"{rel}:{node.lineno} matches a ruleset or family name")
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if not m.startswith(NAMED_FREELY)))
+def test_no_code_above_the_rules_asks_for_a_ruleset_by_name(mod):
+    path = MODULES[mod]
+    found = name_uses(ast.parse(path.read_text()), str(path.relative_to(ROOT)))
+    assert not found, "\n".join(found) + "\nread the record (shedders.rules.lookup) or a table keyed by family"
+
+
+def test_the_name_check_can_fail():
+    src = ('if rules.name == "omg": pass\nok = ruleset in ("og", "core")\nfor r in ("og", "house"): pass\n'
+           'x = name.startswith("omg")\nfine = {"palace": 1, "omg": 2}[family]\n')
+    found = name_uses(ast.parse(src), "m.py")
+    assert sorted({f.split(" ")[0] for f in found}) == ["m.py:1", "m.py:2", "m.py:3", "m.py:4"]

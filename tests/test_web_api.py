@@ -124,9 +124,10 @@ BAD_CREATE = [
     ('{"opponents": [3]}', 400, "opponents must name at least one agent"),
     ('{"spectate": "yes"}', 400, "spectate must be true or false"),
     ('{"colour": "red"}', 400, "unknown field 'colour'"),
-    ('{"ruleset": "core", "base": "core"}', 400, "house options"),
+    ('{"ruleset": "core", "base": "core"}', 400, "base is an option of house only, not of 'core'"),
+    ('{"ruleset": "omg", "rules": {"slap": true}}', 400, "rules is an option of fatality and house only"),
     ('{"ruleset": "house", "rules": {"no_such_toggle": true}}', 400, "no_such_toggle"),
-    ('{"ruleset": "house", "rules": {"slap": "yes"}}', 400, "rules must map house toggles"),
+    ('{"ruleset": "house", "rules": {"slap": "yes"}}', 400, "rules must map house toggles to true/false"),
 ]
 
 

@@ -5,15 +5,15 @@
 
 from __future__ import annotations
 
-from shedders.envs import omg_env, palace_env
-from shedders.rules import REGISTRY
+from shedders.envs.base import OrderEnforcing
+from shedders.envs.family import family_of
+from shedders.rules import REGISTRY, make_rules
 
 
 def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
-    """The unwrapped AEC env of ``ruleset`` (see ``env``)."""
-    if ruleset == "omg":
-        return omg_env.raw_env(num_players, render_mode, **kwargs)
-    return palace_env.raw_env(ruleset, num_players, render_mode, **kwargs)
+    """The unwrapped AEC env of ``ruleset`` (see ``env``): its family's env class on its config."""
+    rules = make_rules(ruleset, num_players, **kwargs)
+    return family_of(rules).env_class(rules, render_mode=render_mode)
 
 
 def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
@@ -23,9 +23,7 @@ def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = N
     toggles), ``deck`` (omg: a deck file), ``cap_rule``. Unknown ruleset, bad player count or unknown rule:
     ``ValueError`` naming the bad value and the allowed ones.
     """
-    if ruleset == "omg":
-        return omg_env.env(num_players, render_mode, **kwargs)
-    return palace_env.env(ruleset, num_players, render_mode, **kwargs)
+    return OrderEnforcing(raw_env(ruleset, num_players, render_mode, **kwargs))
 
 
 def register() -> None:

@@ -13,6 +13,8 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from shedders.rules.registry import lookup
+
 
 def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
     """Per-game deal seeds derived from one seed (game g of VectorGame(seed=s) is dealt from game_seeds(s, g+1)[g])."""
@@ -102,7 +104,7 @@ class EngineHandle:
 
     @property
     def family(self) -> str:
-        return "omg" if self.rules.name == "omg" else "palace"
+        return lookup(self.rules.name).family
 
 
 class ShedEnv(AECEnv):

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shedders.engine.omg import layout as O
-from shedders.engine.palace import layout as K
+from shedders.envs.family import family_of
 from shedders.rules import DEFAULT_PLY_CAP, REGISTRY, lookup, make_rules
 from shedders.rules.registry import player_range
 
@@ -32,10 +31,6 @@ def ruleset_info(name: str, num_players: int = 4) -> RulesetInfo:
     """The facts of ruleset ``name`` at ``num_players`` (``ValueError`` for an unknown ruleset or player count)."""
     rules = make_rules(name, num_players)
     record = lookup(name)
-    if record.family == "omg":
-        t = rules.deck.num_types
-        sizes = int(O.action_layout(t)["n_actions"]), O.observation_size(num_players, t)
-    else:
-        sizes = K.N_ACTIONS, K.observation_size(num_players)
+    sizes = family_of(rules).sizes(rules)
     return RulesetInfo(name, record.family, player_range(record), *sizes, num_players, DEFAULT_PLY_CAP,
                        record.reward_bounds, record.version)

@@ -137,6 +137,18 @@ class OmgEnv(ShedEnv):
         w = int(self._state.winner[0])
         return [w] if w >= 0 else []
 
+    def sample_legal(self) -> int:
+        """A uniformly random legal action, drawn from the game's own random stream (as ``VectorGame.sample_legal``);
+        -1 when the game is over."""
+        if self._over():
+            return -1
+        out = np.zeros(1, np.int64)
+        O.sample_range_nb(self._state, 0, 1, self._ids[None], np.array([self._mask.sum()], np.int16), out)
+        return int(out[0])
+
+    def loser(self) -> None:
+        """None: an omg game has a winner, no loser (as ``PalaceEnv.loser`` in og)."""
+
     @property
     def constraint(self) -> str:
         """What the pile's top asks, in words (as the rendered table says it)."""

@@ -53,8 +53,8 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
     unknown_key(sc, SCENARIO_KEYS)
-    if sc.get("ruleset", "omg") != "omg":
-        raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ('omg')")
+    if sc.get("ruleset", rules.name) != rules.name:
+        raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ({rules.name!r})")
     deck = rules.deck
     names = deck.names()
     index = {name: t for t, name in enumerate(names)}

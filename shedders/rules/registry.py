@@ -25,12 +25,15 @@ class Ruleset:
     - ``toggles``: the rule names ``rules=`` accepts (each True or False); ``toggle_word`` names them in errors.
     - ``bases``: rulesets it may start from (``base=``, the first the default); their preset comes first.
     - ``two_decks_from``: from this many players the game uses two decks and sets of 5 (og, seed 000).
+    - ``takes_deck``: the game is played with a deck file (``deck=``; omg).
+    - ``payout``: how a game pays: ``"loser"`` (the last holding cards -1, every other seat +1/(N-1), on going
+      out), ``"places"`` (by finishing place) or ``"winner"`` (the first out +1, every other seat -1/(N-1)).
     - ``reward_bounds``: the least and most a seat can collect in one game.
     - ``version``: the env's ``_vN``, bumped with each change that alters play; ``version_notes``: why, one line
       per version after v0.
-    - Rule features code asks about: ``first_out_wins`` (the game ends at its first player out, who alone wins),
-      ``three_forces_pickup`` (a 3 leaves play and the next player must pick up) and ``sneaking`` (out-of-turn
-      plays of the rank just played).
+    - Rule features code asks about: ``first_out_wins`` (``payout == "winner"``: the game ends at its first player out),
+      ``three_forces_pickup`` (a 3 leaves play and the next player must pick up), ``opens_after_pickup`` (who
+      picks up opens a fresh pile in the same turn).
     - Docs (the env module's page and the rules in short): ``title``; ``seed_text`` and ``specs``, data files of
       ``shedders/data/rulesets`` joined in order (a ruleset built on another lists the other's first);
       ``rewards_doc``, a data file; ``short_rules``, a format string (``{common}``: the family's common rules,
@@ -45,17 +48,22 @@ class Ruleset:
     toggle_word: str = "rule"
     bases: tuple[str, ...] = ()
     two_decks_from: int | None = None
+    takes_deck: bool = False
+    payout: str = "loser"
     reward_bounds: tuple[float, float] = (-1.0, 1.0)
     version: int = 0
     version_notes: tuple[str, ...] = ()
-    first_out_wins: bool = False
     three_forces_pickup: bool = False
-    sneaking: bool = False
+    opens_after_pickup: bool = False
     title: str = ""
     seed_text: tuple[str, ...] = ()
     specs: tuple[str, ...] = ()
     rewards_doc: str = "rewards_shithead.md"
     short_rules: str = ""
+
+    @property
+    def first_out_wins(self) -> bool:
+        return self.payout == "winner"
 
     def doc(self, part: str) -> str:
         """The text of ``part`` (``"seed_text"``, ``"specs"`` or ``"rewards_doc"``) from its data files."""
@@ -79,8 +87,8 @@ def _frozen(fields: dict) -> MappingProxyType:
 #: every ruleset, in the order the package lists them
 REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
     Ruleset(
-        "og", players=(2, 8), preset=_frozen(OG), two_decks_from=6,
-        first_out_wins=True, three_forces_pickup=True, sneaking=True,
+        "og", players=(2, 8), preset=_frozen(OG), two_decks_from=6, payout="winner",
+        three_forces_pickup=True, opens_after_pickup=True,
         title="# og: the restaurant game with covers, blinds and sneaking (seed 000)",
         seed_text=("seed_000_og.md",), specs=("specs_og.md",), rewards_doc="rewards_og.md",
         short_rules="og: 3-5 players. {common} 2 on anything, resets. 3 on anything: it leaves play and the next "
@@ -90,6 +98,7 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
     ),
     Ruleset(
         "fatality", players=(2, 6), preset=_frozen(FATALITY), toggles=FATALITY_TOGGLES, toggle_word="fatality rule",
+        payout="places",
         title="# fatality: forced play, named Jokers, 8 skips and finishing-position scoring (seed 002)",
         seed_text=("seed_002_fatality.md",), specs=("specs_fatality.md",),
         rewards_doc="rewards_fatality.md",
@@ -127,7 +136,7 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         short_rules="house (on {base}'s base): {common} Special cards on: {on}.",
     ),
     Ruleset(
-        "omg", family="omg", players=(2, 8), first_out_wins=True,
+        "omg", family="omg", players=(2, 8), takes_deck=True, payout="winner",
         title="# omg: the god-themed matching game (seed 001)",
         seed_text=("seed_001_omg.md",), specs=("specs_omg.md",),
         short_rules="omg: play any card; it strikes when it matches the top card's number or god. Otherwise you draw "
@@ -147,8 +156,13 @@ def lookup(name) -> Ruleset:
 
 def accepting(option: str) -> list[str]:
     """The rulesets that take ``option`` (``"rules"``, ``"base"`` or ``"deck"``), for error messages."""
-    test = {"rules": lambda r: bool(r.toggles), "base": lambda r: bool(r.bases), "deck": lambda r: r.family == "omg"}
+    test = {"rules": lambda r: bool(r.toggles), "base": lambda r: bool(r.bases), "deck": lambda r: r.takes_deck}
     return [r.name for r in REGISTRY.values() if test[option](r)]
+
+
+def members(family: str) -> tuple[str, ...]:
+    """The rulesets of ``family``, in the package's order."""
+    return tuple(r.name for r in REGISTRY.values() if r.family == family)
 
 
 def player_range(record: Ruleset, base: str | None = None) -> tuple[int, int]:

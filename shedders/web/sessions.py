@@ -26,7 +26,7 @@ import shedders
 from shedders import replay as R
 from shedders.explain import explain_step, rules_text, table_view, table_view_of
 from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, REGISTRY, RULESETS, make_rules
-from shedders.rules.registry import player_range
+from shedders.rules.registry import accepting, lookup, player_range
 
 MAX_SEED = 2**63 - 1
 MAX_REPLAY_DECISIONS = 5_000  # the default ply cap; a frame takes 0.4-0.9 kB compressed (random games: 432-775 B)
@@ -169,7 +169,7 @@ def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
     except ValueError as e:
         raise BadRequest(f"opponents: {e}") from None
     allowed = WEB_AGENT_OPTIONS.get(name)
-    offered = agents.OMG_AGENTS if ruleset == "omg" else agents.REGISTRY
+    offered = agents.offered_agents(ruleset)
     if allowed is None or name not in offered:
         names = [n for n in WEB_AGENT_OPTIONS if n in offered]
         raise BadRequest(f"opponents: unknown agent {name!r} for {ruleset}; agents: {', '.join(names)}")
@@ -200,15 +200,18 @@ class GameSession:
         if not isinstance(spectate, bool):
             raise BadRequest(f"spectate must be true or false, got {spectate!r}")
         kwargs = {}
-        if ruleset == "house":
-            if base not in (None, ""):
-                kwargs["base"] = base
-            if rules not in (None, {}):
-                if not isinstance(rules, dict) or not all(isinstance(v, bool) for v in rules.values()):
-                    raise BadRequest(f"rules must map house toggles to true/false, got {rules!r}")
-                kwargs["rules"] = rules
-        elif base not in (None, "") or rules not in (None, {}):
-            raise BadRequest("base and rules are house options; this ruleset takes neither")
+        record = lookup(ruleset)
+        for option, given, takes in (("base", base not in (None, ""), record.bases),
+                                     ("rules", rules not in (None, {}), record.toggles)):
+            if given and not takes:
+                raise BadRequest(f"{option} is an option of {' and '.join(accepting(option))} only, not of "
+                                 f"{ruleset!r}")
+        if base not in (None, ""):
+            kwargs["base"] = base
+        if rules not in (None, {}):
+            if not isinstance(rules, dict) or not all(isinstance(v, bool) for v in rules.values()):
+                raise BadRequest(f"rules must map {ruleset} toggles to true/false, got {rules!r}")
+            kwargs["rules"] = rules
         if isinstance(opponents, str):
             opponents = [s.strip() for s in opponents.split(",") if s.strip()]
         if not isinstance(opponents, list) or not opponents or not all(isinstance(s, str) for s in opponents):
@@ -317,7 +320,7 @@ class GameSession:
             return None
         placing = env.placing()
         rewards = [round(r, 6) for r in self.rec.totals]
-        loser = env.loser() if self.ruleset != "omg" else None
+        loser = env.loser()
         shamed = loser if getattr(env.rules, "shithead_shaming", False) else None
         return {"placing": placing, "rewards": rewards, "truncated": env.game_truncated, "last": loser,
                 "shithead": shamed}

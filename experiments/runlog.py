@@ -1,0 +1,91 @@
+"""A training run's logs, shared by ``train_ppo`` and ``train_exit``: one CSV row per update (its header widened when
+a column appears), the same numbers as TensorBoard scalars when TensorBoard is installed, and the clean-up that
+lets a killed run resume with each update logged once.
+
+    writer = tensorboard_writer(run_dir, resumed_at=None)
+    log_row(run_dir / "progress.csv", {"update": 1, "global_step": 32768, "loss": 0.4}, writer)
+    forget_after(run_dir, last_update)      # on --resume: rows, events and evaluations past the checkpoint
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import shutil
+from pathlib import Path
+
+LOGS = ("progress.csv", "eval.csv")  # the CSV logs of a run, one row per update (evaluations: per evaluation)
+
+
+def tensorboard_writer(run_dir: Path, resumed_at: int | None = None):
+    """TensorBoard's writer (None when tensorboard is not installed: CSV only). A resumed run purges the events a
+    killed run wrote after its checkpoint (steps past ``resumed_at``), as ``forget_after`` drops their CSV rows,
+    so each update is shown once."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(run_dir), purge_step=None if resumed_at is None else resumed_at + 1)
+
+
+def trim_log(path: Path, last_update: int) -> None:
+    """Drop the rows of a CSV log past ``last_update`` (atomically), so that after kills and resumes each update
+    is in it once."""
+    if not path.exists():
+        return
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        fields, rows = reader.fieldnames, list(reader)
+    keep = [r for r in rows if int(float(r["update"])) <= last_update]
+    if len(keep) == len(rows) or fields is None:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(keep)
+    os.replace(tmp, path)
+
+
+def forget_after(run_dir: Path, last_update: int) -> None:
+    """What a killed run wrote after its last checkpoint (``last_update``): the CSV rows, and the evaluations of a
+    network the kill lost (``eval/update-N`` with N past it). Called when the run resumes from that checkpoint."""
+    for log in LOGS:
+        trim_log(run_dir / log, last_update)
+    for ev in sorted((run_dir / "eval").glob("update-*")):
+        if ev.name[7:].isdigit() and int(ev.name[7:]) > last_update:
+            shutil.rmtree(ev)
+
+
+def log_row(path: Path, row: dict, writer, prefix: str = "train/") -> None:
+    """Append ``row`` to the CSV log at ``path`` (a new column rewrites the file with the wider header) and, with a
+    ``writer``, each finite number of it as a TensorBoard scalar ``prefix + key`` at step ``row["global_step"]``."""
+    new = not path.exists()
+    fields = list(row)
+    if not new:
+        with open(path) as f:
+            header = f.readline().strip().split(",")
+        fields = header + [k for k in row if k not in header]
+        if fields != header:
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=fields)
+                w.writeheader()
+                w.writerows(rows)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+    if writer is not None:
+        step = row.get("global_step", 0)
+        for k, v in row.items():
+            if isinstance(v, (int, float)) and math.isfinite(v) and k not in ("update", "global_step"):
+                writer.add_scalar(prefix + k, v, step)
+
+
+def as_tuples(x):
+    """JSON's lists back as the nested tuples they were (``random.getstate()`` saved in a checkpoint as JSON)."""
+    return tuple(as_tuples(v) for v in x) if isinstance(x, list) else x

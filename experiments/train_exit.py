@@ -72,7 +72,8 @@ import shedders
 from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
 from agents.ppo import default_checkpoint, legal_index, load_file, packed_legal, policy_from, same_game, save_file
-from experiments.train_ppo import _has, _log, _tuple, set_threads, trim_log
+from experiments.runlog import as_tuples, log_row, trim_log
+from experiments.train_ppo import set_threads
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
 from shedders.engine.search import palace_guided as G
@@ -143,9 +144,9 @@ def check(cfg: Config) -> None:
     if cfg.min_gap < 0 or cfg.anchor_coef < 0:
         raise ValueError("min_gap and anchor_coef must be >= 0")
     for spec in cfg.pool:
-        if not _has(agents_pkg.parse_agent(spec)[0], cfg.ruleset):
+        if not agents_pkg.parse_agent(spec)[0] in agents_pkg.offered_agents(cfg.ruleset):
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
-    if cfg.expert != "guided" and not _has(agents_pkg.parse_agent(cfg.expert)[0], cfg.ruleset):
+    if cfg.expert != "guided" and not agents_pkg.parse_agent(cfg.expert)[0] in agents_pkg.offered_agents(cfg.ruleset):
         raise ValueError(f"unknown expert {cfg.expert!r} for {cfg.ruleset}: guided, or an agent spec")
     if cfg.expert != "guided" and cfg.min_gap > 0:
         raise ValueError(f"--min-gap needs the guided search's values; the fixed expert {cfg.expert!r} gives only "
@@ -374,7 +375,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         counters = dict(ck["counters"])
         torch.set_rng_state(ck["rng"]["torch"])
         rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
-        random.setstate(_tuple(json.loads(ck["rng"]["python"])))
+        random.setstate(as_tuples(json.loads(ck["rng"]["python"])))
         trim_log(run_dir / "progress.csv", counters["round"])
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps({**asdict(cfg), "init": str(init)}, indent=1))
@@ -404,7 +405,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                "decisions": data["decisions"], "searched": data["searched"], "agree": data["agree"],
                "reward_vs_pool": data["reward_vs_pool"], "capped": data["capped"], **stats,
                "steps_per_s": data["decisions"] / elapsed, "play_share": t_play / elapsed, "seconds": elapsed}
-        _log(run_dir / "progress.csv", row, None)
+        log_row(run_dir / "progress.csv", row, None)
         last = row
         bar.update(1)
         bar.set_postfix(agree=f"{data['agree']:.2f}", vs_pool=f"{data['reward_vs_pool']:+.3f}")

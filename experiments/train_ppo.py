@@ -23,20 +23,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import json
 import math
-import os
 import random
-import shutil
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn as nn
+from torch import nn
 from tqdm import tqdm
 
 import agents as agents_pkg
@@ -53,6 +51,7 @@ from agents.ppo import (
     save_file,
 )
 from experiments import tournament as T
+from experiments.runlog import as_tuples, forget_after, log_row, tensorboard_writer
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
@@ -295,7 +294,8 @@ def set_threads(torch_threads: int, engine_threads: int) -> None:
         torch.set_num_threads(torch_threads)
 
 
-def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
+def check_config(cfg: Config) -> None:
+    """``ValueError`` for a config that cannot run, before anything is written."""
     if cfg.device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError("--device cuda asked for, but torch sees no GPU; use --device cpu")
     if cfg.num_envs < 1 or cfg.num_steps < 1 or cfg.total_steps < 1:
@@ -310,7 +310,39 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         raise ValueError(f"ready_floor must be in [0, 1), got {cfg.ready_floor}")
     if cfg.ready_floor > 0 and not family_of(cfg.ruleset).setup_phase:
         raise ValueError(f"ready_floor: {cfg.ruleset} has no setup and no ready action")
-    set_threads(cfg.threads, cfg.engine_threads)
+
+
+@dataclass
+class Run:
+    """A run's state between updates: its directory, the network and optimizer, the counters, the snapshots in the
+    pool (their weights, as checkpointed) and the numpy generator every draw of the run comes from."""
+
+    cfg: Config
+    run_dir: Path
+    device: torch.device
+    model: Policy
+    optimizer: torch.optim.Optimizer
+    counters: dict
+    pool_states: list
+    np_rng: np.random.Generator
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.run_dir / "checkpoint.pt"
+
+    def new_policy(self, obs_size: int, num_actions: int) -> Policy:
+        cfg = self.cfg
+        return Policy(obs_size, num_actions, cfg.hidden, cfg.squash_obs).to(self.device)
+
+    def save(self) -> None:
+        save_checkpoint(self.checkpoint, self.model, self.optimizer, self.cfg, self.counters, self.pool_states,
+                        self.np_rng)
+
+
+def open_run(cfg: Config, resume: bool) -> Run:
+    """The run directory, claimed (refused when it holds another run and ``resume`` is off), and the run's network,
+    optimizer, counters and generators: from its checkpoint with ``resume`` (what a killed run logged after it is
+    dropped), else fresh from ``cfg.seed`` (``cfg.init``: the network's weights from that checkpoint)."""
     run_dir = Path(cfg.out) / cfg.run_name()
     ckpt_path = run_dir / "checkpoint.pt"
     holds_run = run_dir.is_dir() and any(run_dir.iterdir())
@@ -322,236 +354,304 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                          f"{run_dir} exists")
     run_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(cfg.device)
-    vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed, ply_cap=cfg.ply_cap,
-                             cap_rule=cfg.cap_rule)
+    sizes = family_of(cfg.ruleset).sizes(shedders.make_rules(cfg.ruleset, cfg.players))
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
     random.seed(cfg.seed)
-    model = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
-    np_rng = np.random.default_rng(cfg.seed)
-    counters = {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}
-    pool_states: list = []
+    model = Policy(sizes[1], sizes[0], cfg.hidden, cfg.squash_obs).to(device)
+    run = Run(cfg, run_dir, device, model, torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5),
+              {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}, [], np.random.default_rng(cfg.seed))
     if resume:
         ck = matching_checkpoint(ckpt_path, cfg)
         model.load_state_dict(ck["model"])
-        optimizer.load_state_dict(ck["optimizer"])
-        counters = dict(ck["counters"])
-        pool_states = _newest(list(ck["pool"]), cfg.pool_snapshots)
+        run.optimizer.load_state_dict(ck["optimizer"])
+        run.counters = dict(ck["counters"])
+        run.pool_states = _newest(list(ck["pool"]), cfg.pool_snapshots)
         torch.set_rng_state(ck["rng"]["torch"])
         if device.type == "cuda" and "torch_cuda" in ck["rng"]:
             torch.cuda.set_rng_state(ck["rng"]["torch_cuda"], device)
-        np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
-        random.setstate(_tuple(json.loads(ck["rng"]["python"])))
-        for log in ("progress.csv", "eval.csv"):  # rows a killed run wrote after its checkpoint are written again
-            trim_log(run_dir / log, counters["update"])
-        for ev in sorted((run_dir / "eval").glob("update-*")):  # evaluations of a network the kill lost
-            if ev.name[7:].isdigit() and int(ev.name[7:]) > counters["update"]:
-                shutil.rmtree(ev)
+        run.np_rng.bit_generator.state = json.loads(ck["rng"]["numpy"])
+        random.setstate(as_tuples(json.loads(ck["rng"]["python"])))
+        forget_after(run_dir, run.counters["update"])
     elif cfg.init:  # fine-tuning: only the network's weights
         if not Path(cfg.init).is_file():
             raise ValueError(f"--init {cfg.init}: no such checkpoint")
         model.load_state_dict(matching_checkpoint(Path(cfg.init), cfg)["model"])
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
+    return run
+
+
+@dataclass
+class Rollout:
+    """The rollout buffers, one slot per (step, game), valid where the learner decided; ``last_t`` is the last
+    decision of each (game, seat) in this rollout (-1: none), where that seat's rewards go."""
+
+    obs: torch.Tensor
+    legal: torch.Tensor  # the packed legal ids (legal_index), widened as a decision needs
+    nlegal: torch.Tensor
+    act: torch.Tensor
+    logp: torch.Tensor
+    val: torch.Tensor
+    teach: torch.Tensor  # the teacher's choice where it labelled, else -1
+    rew: np.ndarray
+    done: np.ndarray
+    valid: np.ndarray
+    seat: np.ndarray
+    last_t: np.ndarray
+
+    @classmethod
+    def allocate(cls, steps: int, games: int, seats: int, obs_size: int) -> Rollout:
+        t, b = steps, games
+        return cls(torch.zeros((t, b, obs_size), dtype=torch.int8), torch.zeros((t, b, 32), dtype=torch.long),
+                   torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b)),
+                   torch.zeros((t, b)), torch.full((t, b), -1, dtype=torch.long), np.zeros((t, b), np.float32),
+                   np.zeros((t, b), np.bool_), np.zeros((t, b), np.bool_), np.zeros((t, b), np.int64),
+                   np.full((b, seats), -1, np.int64))
+
+    def clear(self) -> None:
+        self.valid[:] = False
+        self.teach[:] = -1
+        self.rew[:] = 0
+        self.done[:] = False
+        self.last_t[:] = -1
+
+
+@contextmanager
+def timed(timing: dict, key: str):
+    """Add the seconds the block takes to ``timing[key]``."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timing[key] += time.perf_counter() - start
+
+
+def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray, seats: np.ndarray, device):
+    """The network's actions in the games ``mine`` (where a learner seat decides at step ``t``), recorded in
+    ``buf`` with what the update needs (and the shaping potential of each seat's cards)."""
+    obs_t = torch.from_numpy(vg.observation[mine])
+    idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
+    with torch.inference_mode():
+        on = idx.to(device)
+        logp, value = model.legal(obs_t.to(device).float(), on, ok.to(device))
+        if cfg.ready_floor > 0:
+            logp = floor_log_probs(logp, on, READY, cfg.ready_floor)
+        a, logp = sample_packed(logp, on)
+    buf.obs[t, mine] = obs_t
+    if idx.shape[1] > buf.legal.shape[2]:
+        buf.legal = torch.cat([buf.legal, buf.legal.new_zeros((*buf.legal.shape[:2], idx.shape[1]))], dim=2)
+    buf.legal[t, mine, :idx.shape[1]] = idx
+    buf.nlegal[t, mine] = torch.from_numpy(vg.num_legal[mine].astype(np.int64))
+    buf.act[t, mine] = a.cpu()
+    buf.logp[t, mine] = logp.cpu()
+    buf.val[t, mine] = value.cpu()
+    buf.valid[t, mine] = True
+    buf.seat[t, mine] = seats
+    if cfg.shaping:
+        add_shaping(buf.rew, buf.last_t, t, mine, seats, -cfg.shaping * vg.cards_held()[mine, seats], cfg.gamma)
+    buf.last_t[mine, seats] = t
+    return a.cpu().numpy()
+
+
+def credit(cfg: Config, vg, buf: Rollout, still_in: np.ndarray | None, opp: Opponents, results: dict) -> np.ndarray:
+    """After an engine step: each seat's rewards go to its last decision, a capped seat is charged the truncation
+    penalty, a finished game closes every trajectory in it and is dealt a new table. Returns the finished games."""
+    r = vg.rewards
+    for s in range(cfg.players):
+        idx = np.flatnonzero((buf.last_t[:, s] >= 0) & (r[:, s] != 0))
+        buf.rew[buf.last_t[idx, s], idx] += r[idx, s]
+    ended = np.flatnonzero(vg.terminated | vg.truncated)
+    if cfg.truncation_penalty:
+        for g, s in capped_seats(vg, still_in, cfg.cap_rule):
+            if buf.last_t[g, s] >= 0:
+                buf.rew[buf.last_t[g, s], g] -= cfg.truncation_penalty
+    if len(ended):
+        for s in range(cfg.players):
+            idx = ended[buf.last_t[ended, s] >= 0]
+            buf.done[buf.last_t[idx, s], idx] = True
+            buf.last_t[ended, s] = -1
+        for g in ended:
+            if opp.dealt_as[g]:  # the learner's result against the game's opponent: its seats' mean reward
+                seats = np.flatnonzero(opp.controller[g] < 0)
+                results.setdefault(opp.dealt_as[g], []).append(float(r[g, seats].mean()))
+        opp.deal(ended)
+    return ended
+
+
+def collect(cfg: Config, vg, run: Run, opp: Opponents, teacher, buf: Rollout, timing: dict) -> dict:
+    """One rollout of ``num_steps`` engine steps: the learner's seats sample from the network, the teacher labels a
+    share of their real choices, the pool plays the other seats. Returns the learner's game results against each
+    opponent."""
+    b = cfg.num_envs
+    results = {name: [] for name in opp.names}
+    rows = np.arange(b)
+    for t in range(cfg.num_steps):
+        cur = vg.current_player.astype(np.int64)
+        ctrl = opp.controller[rows, cur]
+        actions = np.zeros(b, np.int64)
+        mine = np.flatnonzero(ctrl < 0)
+        with timed(timing, "forward"):
+            if len(mine):
+                actions[mine] = learner_acts(cfg, vg, run.model, buf, t, mine, cur[mine], run.device)
+        if teacher is not None and len(mine) and cfg.teacher_share > 0:
+            with timed(timing, "teacher"):  # only real choices: a decision with one legal action teaches nothing
+                lab = mine[(vg.num_legal[mine] > 1) & (run.np_rng.random(len(mine)) < cfg.teacher_share)]
+                if len(lab):
+                    buf.teach[t, lab] = torch.from_numpy(act_in(teacher, vg, lab))
+        with timed(timing, "opponents"):
+            for k in np.unique(ctrl[ctrl >= 0]):
+                sel = np.flatnonzero(ctrl == k)
+                actions[sel] = opp.act(int(k), vg, sel, run.device)
+        with timed(timing, "engine"):
+            still_in = ~vg.seats_out() if cfg.truncation_penalty else None  # who is in before this step
+            vg.step(actions)
+        run.counters["episodes"] += len(credit(cfg, vg, buf, still_in, opp, results))
+    return results
+
+
+def bootstrap(cfg: Config, vg, run: Run, buf: Rollout) -> np.ndarray:
+    """(games, seats): the value of each open trajectory's seat where it stands now (0 for closed ones); with
+    shaping, the open trajectories' last decisions also gain the potential of the seat's cards now."""
+    b, n = cfg.num_envs, cfg.players
+    boot = np.zeros((b, n), np.float32)
+    if cfg.shaping:
+        held = vg.cards_held()
+        for s in range(n):
+            g = np.flatnonzero(buf.last_t[:, s] >= 0)
+            buf.rew[buf.last_t[g, s], g] += cfg.gamma * -cfg.shaping * held[g, s]
+    with torch.inference_mode():
+        for s in range(n):
+            open_rows = np.flatnonzero(buf.last_t[:, s] >= 0)
+            if len(open_rows):
+                view = vg.observe(np.full(b, s))[open_rows]
+                boot[open_rows, s] = run.model.value(torch.from_numpy(view).to(run.device).float()).cpu().numpy()
+    return boot
+
+
+def advantages(cfg: Config, buf: Rollout, boot: np.ndarray) -> np.ndarray:
+    """GAE per (game, seat) over each seat's own decisions, backwards from the bootstrap values."""
+    adv = np.zeros(buf.rew.shape, np.float32)
+    next_value = boot.copy()
+    next_adv = np.zeros_like(boot)
+    values = buf.val.numpy()
+    for t in range(cfg.num_steps - 1, -1, -1):
+        g = np.flatnonzero(buf.valid[t])
+        s = buf.seat[t, g]
+        nonterminal = 1.0 - buf.done[t, g]
+        delta = buf.rew[t, g] + cfg.gamma * next_value[g, s] * nonterminal - values[t, g]
+        a_ = delta + cfg.gamma * cfg.gae_lambda * nonterminal * next_adv[g, s]
+        adv[t, g] = a_
+        next_value[g, s] = values[t, g]
+        next_adv[g, s] = a_
+    return adv
+
+
+def update(cfg: Config, run: Run, buf: Rollout, adv: np.ndarray) -> dict:
+    """The PPO update on the learner's decisions of the rollout (``ppo_update``'s statistics)."""
+    flat = torch.from_numpy(buf.valid.reshape(-1))
+    b_nlegal = buf.nlegal.reshape(-1)[flat]
+    width = max(int(b_nlegal.max()) if len(b_nlegal) else 1, 1)
+    b_legal = (buf.legal[:, :, :width].reshape(-1, width)[flat],
+               torch.arange(width)[None, :] < b_nlegal[:, None])  # legal_index's (idx, valid) of each decision
+    b_val = buf.val.reshape(-1)[flat]
+    b_adv = torch.from_numpy(adv.reshape(-1))[flat]
+    return ppo_update(run.model, run.optimizer, cfg, buf.obs.reshape(-1, buf.obs.shape[2])[flat], b_legal,
+                      buf.act.reshape(-1)[flat], buf.logp.reshape(-1)[flat], b_val, b_adv, b_adv + b_val,
+                      run.device, run.np_rng, buf.teach.reshape(-1)[flat])
+
+
+def progress_row(cfg: Config, run: Run, buf: Rollout, stats: dict, timing: dict, results: dict, lr: float,
+                 elapsed: float) -> dict:
+    """The update's row of ``progress.csv`` (experiments/README.md explains each column)."""
+    steps = cfg.num_envs * cfg.num_steps
+    c = run.counters
+    row = {"update": c["update"], "global_step": c["global_step"], "episodes": c["episodes"],
+           "learner_decisions": int(buf.valid.sum()), "sps": steps / elapsed, "lr": lr, **stats,
+           **{f"share_{k}": v / elapsed for k, v in timing.items()}}
+    for name, vals in results.items():
+        if vals:
+            row[f"reward_vs_{name}"] = float(np.mean(vals))
+            row[f"win_vs_{name}"] = float(np.mean(np.asarray(vals) > 0))
+    return row
+
+
+def after_update(cfg: Config, run: Run, opp: Opponents, vg, writer, final: bool) -> None:
+    """A snapshot into the pool every ``snapshot_every`` updates, a checkpoint every ``checkpoint_every`` (and at
+    the end), an evaluation tournament every ``eval_every`` (and at the end) with its curve."""
+    update_no = run.counters["update"]
+    if cfg.snapshot_every and update_no % cfg.snapshot_every == 0:
+        snap = run.new_policy(vg.observation_size, vg.num_actions)
+        snap.load_state_dict(run.model.state_dict())
+        opp.add_snapshot(snap)
+        run.pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
+    if final or update_no % cfg.checkpoint_every == 0:
+        run.save()
+    if cfg.eval_deals and (final or (cfg.eval_every and update_no % cfg.eval_every == 0)):
+        run.save()
+        ev = evaluate(cfg, run.checkpoint, run.run_dir, update_no)
+        log_row(run.run_dir / "eval.csv", {"update": update_no, "global_step": run.counters["global_step"], **ev},
+                writer, prefix="eval/")
+        plot_curve(run.run_dir)  # kept current, so a killed run has its curve up to its last evaluation
+
+
+def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
+    """Train (or, with ``resume``, continue) the run ``cfg`` describes; returns its directory, counters and last
+    progress row. Each update: collect a rollout, bootstrap and compute advantages, update the network, then
+    snapshot, log, checkpoint and evaluate as the config says."""
+    check_config(cfg)
+    set_threads(cfg.threads, cfg.engine_threads)
+    run = open_run(cfg, resume)
+    counters = run.counters
     # a fresh deal per update counter: a resumed run deals new games, from the seed and where it stopped
     vg = shedders.VectorGame(cfg.ruleset, cfg.num_envs, cfg.players, seed=cfg.seed + 7919 * counters["update"],
                              ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     vg.reset()
-    opp = Opponents(cfg, np_rng, cfg.num_envs)
-    for st in pool_states:
-        net = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
+    opp = Opponents(cfg, run.np_rng, cfg.num_envs)
+    for st in run.pool_states:
+        net = run.new_policy(vg.observation_size, vg.num_actions)
         net.load_state_dict(st)
         opp.add_snapshot(net)
     opp.deal(np.arange(cfg.num_envs))
     teacher = (agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=cfg.seed + 104729 + counters["update"])
                if cfg.teacher else None)
-    writer = _writer(run_dir, counters["global_step"] if resume else None)
-    csv_path = run_dir / "progress.csv"
-    b, n, t_len = cfg.num_envs, cfg.players, cfg.num_steps
-    steps_per_update = b * t_len
+    writer = tensorboard_writer(run.run_dir, counters["global_step"] if resume else None)
+    steps_per_update = cfg.num_envs * cfg.num_steps
     # counted from the steps still to go, so that a run resumed with another --num-envs ends at --total-steps too
-    steps_left = max(0, cfg.total_steps - counters["global_step"])
-    num_updates = counters["update"] + math.ceil(steps_left / steps_per_update)
+    num_updates = counters["update"] + math.ceil(max(0, cfg.total_steps - counters["global_step"]) / steps_per_update)
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
-    # rollout buffers: one slot per (time, game); valid where the learner decided
-    obs_buf = torch.zeros((t_len, b, vg.observation_size), dtype=torch.int8)
-    legal_buf = torch.zeros((t_len, b, 32), dtype=torch.long)  # the packed legal ids (legal_index); widened as needed
-    nlegal_buf = torch.zeros((t_len, b), dtype=torch.long)
-    act_buf = torch.zeros((t_len, b), dtype=torch.long)
-    logp_buf = torch.zeros((t_len, b))
-    val_buf = torch.zeros((t_len, b))
-    rew_buf = np.zeros((t_len, b), np.float32)
-    done_buf = np.zeros((t_len, b), np.bool_)
-    valid = np.zeros((t_len, b), np.bool_)
-    seat_buf = np.zeros((t_len, b), np.int64)
-    teach_buf = torch.full((t_len, b), -1, dtype=torch.long)  # the teacher's choice where it labelled, else -1
+    buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, vg.observation_size)
     last = {}
     started = time.perf_counter()
     while counters["update"] < num_updates:
         t0 = time.perf_counter()
         lr = cfg.lr * (1.0 - counters["update"] / num_updates if cfg.anneal_lr else 1.0)
-        for group in optimizer.param_groups:
+        for group in run.optimizer.param_groups:
             group["lr"] = lr
         timing = {"engine": 0.0, "forward": 0.0, "opponents": 0.0, "teacher": 0.0, "update": 0.0}
-        valid[:] = False
-        teach_buf[:] = -1
-        rew_buf[:] = 0
-        done_buf[:] = False
-        last_t = np.full((b, n), -1, np.int64)  # the last decision of each (game, seat) in this rollout
-        results = {name: [] for name in opp.names}
-        rows = np.arange(b)
-        for t in range(t_len):
-            cur = vg.current_player.astype(np.int64)
-            ctrl = opp.controller[rows, cur]
-            actions = np.zeros(b, np.int64)
-            mine = np.flatnonzero(ctrl < 0)
-            tf = time.perf_counter()
-            if len(mine):
-                obs_t = torch.from_numpy(vg.observation[mine])
-                idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
-                with torch.inference_mode():
-                    on = idx.to(device)
-                    logp, value = model.legal(obs_t.to(device).float(), on, ok.to(device))
-                    if cfg.ready_floor > 0:
-                        logp = floor_log_probs(logp, on, READY, cfg.ready_floor)
-                    a, logp = sample_packed(logp, on)
-                actions[mine] = a.cpu().numpy()
-                obs_buf[t, mine] = obs_t
-                if idx.shape[1] > legal_buf.shape[2]:
-                    legal_buf = torch.cat([legal_buf, legal_buf.new_zeros((t_len, b, idx.shape[1]))], dim=2)
-                legal_buf[t, mine, :idx.shape[1]] = idx
-                nlegal_buf[t, mine] = torch.from_numpy(vg.num_legal[mine].astype(np.int64))
-                act_buf[t, mine] = a.cpu()
-                logp_buf[t, mine] = logp.cpu()
-                val_buf[t, mine] = value.cpu()
-                valid[t, mine] = True
-                seat_buf[t, mine] = cur[mine]
-                if cfg.shaping:
-                    add_shaping(rew_buf, last_t, t, mine, cur[mine],
-                                -cfg.shaping * vg.cards_held()[mine, cur[mine]], cfg.gamma)
-                last_t[mine, cur[mine]] = t
-            timing["forward"] += time.perf_counter() - tf
-            if teacher is not None and len(mine) and cfg.teacher_share > 0:
-                tt = time.perf_counter()
-                # only real choices: a decision with one legal action teaches nothing
-                lab = mine[(vg.num_legal[mine] > 1) & (np_rng.random(len(mine)) < cfg.teacher_share)]
-                if len(lab):
-                    teach_buf[t, lab] = torch.from_numpy(act_in(teacher, vg, lab))
-                timing["teacher"] += time.perf_counter() - tt
-            to = time.perf_counter()
-            for k in np.unique(ctrl[ctrl >= 0]):
-                sel = np.flatnonzero(ctrl == k)
-                actions[sel] = opp.act(int(k), vg, sel, device)
-            timing["opponents"] += time.perf_counter() - to
-            te = time.perf_counter()
-            if cfg.truncation_penalty:
-                fin = getattr(vg.state, "finished", None)  # palace: who is still in before this step (omg: all)
-                still_in = np.ones((cfg.num_envs, n), bool) if fin is None else fin == 0
-            vg.step(actions)
-            timing["engine"] += time.perf_counter() - te
-            # rewards go to each learner seat's last decision; a finished game closes every trajectory in it
-            r = vg.rewards
-            for s in range(n):
-                idx = np.flatnonzero((last_t[:, s] >= 0) & (r[:, s] != 0))
-                rew_buf[last_t[idx, s], idx] += r[idx, s]
-            ended = np.flatnonzero(vg.terminated | vg.truncated)
-            if cfg.truncation_penalty:
-                for g, s in capped_seats(vg, still_in, cfg.cap_rule):
-                    if last_t[g, s] >= 0:
-                        rew_buf[last_t[g, s], g] -= cfg.truncation_penalty
-            if len(ended):
-                for s in range(n):
-                    idx = ended[last_t[ended, s] >= 0]
-                    done_buf[last_t[idx, s], idx] = True
-                    last_t[ended, s] = -1
-                for g in ended:
-                    if opp.dealt_as[g]:  # the learner's result against the game's opponent: its seats' mean reward
-                        seats = np.flatnonzero(opp.controller[g] < 0)
-                        results.setdefault(opp.dealt_as[g], []).append(float(r[g, seats].mean()))
-                counters["episodes"] += len(ended)
-                opp.deal(ended)
-        # bootstrap open trajectories from each seat's current view
-        tf = time.perf_counter()
-        boot = np.zeros((b, n), np.float32)
-        if cfg.shaping:  # the open trajectories' last decisions: the potential of where their seat stands now
-            held = vg.cards_held()
-            for s in range(n):
-                g = np.flatnonzero(last_t[:, s] >= 0)
-                rew_buf[last_t[g, s], g] += cfg.gamma * -cfg.shaping * held[g, s]
-        with torch.inference_mode():
-            for s in range(n):
-                open_rows = np.flatnonzero(last_t[:, s] >= 0)
-                if len(open_rows):
-                    view = vg.observe(np.full(b, s))[open_rows]
-                    boot[open_rows, s] = model.value(torch.from_numpy(view).to(device).float()).cpu().numpy()
-        timing["forward"] += time.perf_counter() - tf
-        adv = np.zeros((t_len, b), np.float32)
-        next_value = boot.copy()
-        next_adv = np.zeros((b, n), np.float32)
-        values = val_buf.numpy()
-        for t in range(t_len - 1, -1, -1):
-            g = np.flatnonzero(valid[t])
-            s = seat_buf[t, g]
-            nonterminal = 1.0 - done_buf[t, g]
-            delta = rew_buf[t, g] + cfg.gamma * next_value[g, s] * nonterminal - values[t, g]
-            a_ = delta + cfg.gamma * cfg.gae_lambda * nonterminal * next_adv[g, s]
-            adv[t, g] = a_
-            next_value[g, s] = values[t, g]
-            next_adv[g, s] = a_
-        flat = torch.from_numpy(valid.reshape(-1))
-        b_obs = obs_buf.reshape(-1, vg.observation_size)[flat]
-        b_nlegal = nlegal_buf.reshape(-1)[flat]
-        width = max(int(b_nlegal.max()) if len(b_nlegal) else 1, 1)
-        b_legal = (legal_buf[:, :, :width].reshape(-1, width)[flat],
-                   torch.arange(width)[None, :] < b_nlegal[:, None])  # legal_index's (idx, valid) of each decision
-        b_act = act_buf.reshape(-1)[flat]
-        b_logp = logp_buf.reshape(-1)[flat]
-        b_val = val_buf.reshape(-1)[flat]
-        b_adv = torch.from_numpy(adv.reshape(-1))[flat]
-        b_ret = b_adv + b_val
-        b_teach = teach_buf.reshape(-1)[flat]
-        tu = time.perf_counter()
-        stats = ppo_update(model, optimizer, cfg, b_obs, b_legal, b_act, b_logp, b_val, b_adv, b_ret, device, np_rng,
-                           b_teach)
-        timing["update"] += time.perf_counter() - tu
+        buf.clear()
+        results = collect(cfg, vg, run, opp, teacher, buf, timing)
+        with timed(timing, "forward"):
+            boot = bootstrap(cfg, vg, run, buf)
+        with timed(timing, "update"):
+            stats = update(cfg, run, buf, advantages(cfg, buf, boot))
         counters["update"] += 1
         counters["global_step"] += steps_per_update
         elapsed = time.perf_counter() - t0
         counters["seconds"] += elapsed
-        if cfg.snapshot_every and counters["update"] % cfg.snapshot_every == 0:
-            snap = Policy(vg.observation_size, vg.num_actions, cfg.hidden, cfg.squash_obs).to(device)
-            snap.load_state_dict(model.state_dict())
-            opp.add_snapshot(snap)
-            pool_states = [{k: v.cpu().clone() for k, v in m.state_dict().items()} for m in opp.snapshots]
-        row = {"update": counters["update"], "global_step": counters["global_step"],
-               "episodes": counters["episodes"], "learner_decisions": int(valid.sum()),
-               "sps": steps_per_update / elapsed, "lr": lr, **stats,
-               **{f"share_{k}": v / elapsed for k, v in timing.items()}}
-        for name, vals in results.items():
-            if vals:
-                row[f"reward_vs_{name}"] = float(np.mean(vals))
-                row[f"win_vs_{name}"] = float(np.mean(np.asarray(vals) > 0))
-        _log(csv_path, row, writer)
-        last = row
-        bar.update(1)
-        bar.set_postfix(sps=f"{row['sps']:,.0f}", kl=f"{stats['approx_kl']:.3f}")
+        last = progress_row(cfg, run, buf, stats, timing, results, lr, elapsed)
         out_of_time = cfg.time_budget > 0 and time.perf_counter() - started >= cfg.time_budget
         final = counters["update"] == num_updates or out_of_time
-        if final or counters["update"] % cfg.checkpoint_every == 0:
-            save_checkpoint(ckpt_path, model, optimizer, cfg, counters, pool_states, np_rng)
-        if cfg.eval_deals and (final or (cfg.eval_every and counters["update"] % cfg.eval_every == 0)):
-            save_checkpoint(ckpt_path, model, optimizer, cfg, counters, pool_states, np_rng)
-            ev = evaluate(cfg, ckpt_path, run_dir, counters["update"])
-            _log(run_dir / "eval.csv", {"update": counters["update"], "global_step": counters["global_step"], **ev},
-                 writer, prefix="eval/")
-            plot_curve(run_dir)  # kept current, so a killed run has its curve up to its last evaluation
+        log_row(run.run_dir / "progress.csv", last, writer)
+        bar.update(1)
+        bar.set_postfix(sps=f"{last['sps']:,.0f}", kl=f"{stats['approx_kl']:.3f}")
+        after_update(cfg, run, opp, vg, writer, final)
         if out_of_time:  # checkpointed (and evaluated) above as a final update: --resume goes on from here
             break
     bar.close()
     if writer is not None:
         writer.close()
-    plot_curve(run_dir)
-    return {"run_dir": str(run_dir), "counters": counters, "last": last}
+    plot_curve(run.run_dir)
+    return {"run_dir": str(run.run_dir), "counters": counters, "last": last}
 
 
 def add_shaping(rew_buf: np.ndarray, last_t: np.ndarray, t: int, rows: np.ndarray, seats: np.ndarray,
@@ -646,7 +746,7 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
 
 def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
-    field = [a for a in ("greedy", "expert") if _has(a, cfg.ruleset)]
+    field = [a for a in ("greedy", "expert") if a in agents_pkg.offered_agents(cfg.ruleset)]
     tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
                   games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"), name=f"update-{update:06d}",
                   ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
@@ -658,68 +758,6 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
         out[f"{label}_win"] = row["win_rate"]
         out[f"{label}_mu"] = row["mu"]
     return out
-
-
-def _has(name: str, ruleset: str) -> bool:
-    return name in agents_pkg.offered_agents(ruleset)
-
-
-def _tuple(x):
-    return tuple(_tuple(v) for v in x) if isinstance(x, list) else x
-
-
-def _writer(run_dir: Path, resumed_at: int | None = None):
-    """TensorBoard's writer; a resumed run purges the events a killed run wrote after its checkpoint (steps past
-    ``resumed_at``), as ``progress.csv`` drops their rows, so each update is shown once."""
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:  # tensorboard not installed: CSV only
-        return None
-    return SummaryWriter(str(run_dir), purge_step=None if resumed_at is None else resumed_at + 1)
-
-
-def trim_log(path: Path, last_update: int) -> None:
-    """Drop the rows of a CSV log past ``last_update`` (atomically), so that after kills and resumes each update
-    is in it once."""
-    if not path.exists():
-        return
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        fields, rows = reader.fieldnames, list(reader)
-    keep = [r for r in rows if int(float(r["update"])) <= last_update]
-    if len(keep) == len(rows) or fields is None:
-        return
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(keep)
-    os.replace(tmp, path)
-
-
-def _log(path: Path, row: dict, writer, prefix: str = "train/") -> None:
-    new = not path.exists()
-    fields = list(row)
-    if not new:
-        with open(path) as f:
-            header = f.readline().strip().split(",")
-        fields = header + [k for k in row if k not in header]
-        if fields != header:  # a new column (a new pool member): rewrite with the wider header
-            rows = list(csv.DictReader(open(path)))
-            with open(path, "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=fields)
-                w.writeheader()
-                w.writerows(rows)
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        if new:
-            w.writeheader()
-        w.writerow(row)
-    if writer is not None:
-        step = row.get("global_step", 0)
-        for k, v in row.items():
-            if isinstance(v, (int, float)) and math.isfinite(v) and k not in ("update", "global_step"):
-                writer.add_scalar(prefix + k, v, step)
 
 
 def plot_curve(run_dir: Path) -> None:
@@ -788,9 +826,9 @@ def main(argv=None) -> dict:
         shedders.make_rules(cfg.ruleset, cfg.players)
         for spec in cfg.pool:
             name = agents_pkg.parse_agent(spec)[0]
-            if not _has(name, cfg.ruleset):
+            if name not in agents_pkg.offered_agents(cfg.ruleset):
                 raise ValueError(f"unknown pool agent {name!r} for {cfg.ruleset}")
-        if cfg.teacher and not _has(agents_pkg.parse_agent(cfg.teacher)[0], cfg.ruleset):
+        if cfg.teacher and agents_pkg.parse_agent(cfg.teacher)[0] not in agents_pkg.offered_agents(cfg.ruleset):
             raise ValueError(f"unknown teacher agent {cfg.teacher!r} for {cfg.ruleset}")
         out = train(cfg, resume=resume, progress=not quiet)
     except ValueError as e:

@@ -21,11 +21,11 @@ from agents.base import Agent, as_aec_policy, check_batch
 from agents.champion import ChampionAgent
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
-from agents.random_agent import RandomAgent
-from agents.search import OracleAgent, SearchAgent
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
+from agents.random_agent import RandomAgent
+from agents.search import OracleAgent, SearchAgent
 from shedders.rules import lookup, make_rules
 
 
@@ -60,9 +60,25 @@ REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent,
 #: each family's agents (``REGISTRY`` is the palace family's and names every agent)
 AGENTS_BY_FAMILY = {"palace": REGISTRY, "omg": OMG_AGENTS}
 
-__all__ = ["Agent", "ChampionAgent", "ExpertAgent", "GreedyAgent", "OracleAgent", "RandomAgent", "REGISTRY",
-           "SearchAgent", "agent_class", "agent_options", "offered_agents", "as_aec_policy", "check_batch", "check_options", "make", "make_spec",
-           "parse_agent"]
+__all__ = [
+    "REGISTRY",
+    "Agent",
+    "ChampionAgent",
+    "ExpertAgent",
+    "GreedyAgent",
+    "OracleAgent",
+    "RandomAgent",
+    "SearchAgent",
+    "agent_class",
+    "agent_options",
+    "as_aec_policy",
+    "check_batch",
+    "check_options",
+    "make",
+    "make_spec",
+    "offered_agents",
+    "parse_agent",
+]
 
 
 def agent_class(name: str, ruleset: str):
@@ -144,6 +160,7 @@ def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int 
     name, opts = parse_agent(spec)
     given = [k for k in opts if k in ("ruleset", "num_players", "seed") or k in options]
     if given:
-        raise ValueError(f"agent spec {spec!r} sets {given[0]!r}, which the caller gives (ruleset, num_players, seed "
+        raise ValueError(f"agent spec {spec!r} sets {given[0]!r}, which the caller gives (ruleset, num_players, "
+                         "seed "
                          f"and the table's options are not agent options)")
     return make(name, ruleset, num_players, seed=seed, **opts, **options)

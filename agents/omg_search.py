@@ -3,11 +3,14 @@
 The same method as the palace family's ``agents/search.py``: each legal decision is tried in ``budget // legal``
 sampled worlds (the same worlds for every decision), and each world is played on with omg's ``expert`` policy (the
 kernels of ``shedders.engine.search.omg_policies``; a uniformly random legal action with probability ``eps``) to
-its end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2 cards
+its end, or for ``max_plies`` decisions; an unfinished rollout is scored by hand sizes (a softmin over seats, 2
+cards
 per e-fold, on the scale of the real rewards), or with ``leaf="value"`` by a fitted model of who wins: seat q with
-probability proportional to ``exp(w . f(q))``, where ``f(q)`` is the seat's hand size (and whether it is at most 1, 2
+probability proportional to ``exp(w . f(q))``, where ``f(q)`` is the seat's hand size (and whether it is at most 1,
+2
 or 3 cards), its power cards by god, whether it acts now or next, whether it loses its next turn, and the cards the
-seat to act holds that match the pile's top (``shedders.engine.search.omg_search.leaf_features_nb``); ``w`` is fitted
+seat to act holds that match the pile's top (``shedders.engine.search.omg_search.leaf_features_nb``); ``w`` is
+fitted
 to where the search's own rollouts end (``python -m experiments.fit_leaf --ruleset omg``, committed as
 ``agents/checkpoints/leaf-omg-4p.json``).
 
@@ -56,14 +59,14 @@ class OmgSearchAgent(SearchAgent):
         self.lay = O.layout_array(deck.num_types)
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
 
-    fallbacks = {"expert": OmgExpertAgent}
+    fallbacks: ClassVar[dict] = {"expert": OmgExpertAgent}
     #: the other seats' rollout policy: expert, always (no choice to model another field)
     opponent_models: ClassVar[dict] = {"expert": None}
     selections = ("uniform",)  # omg's kernel spreads its rollouts evenly
     #: a cut rollout is scored by hand sizes (``"none"``, the default), or by the fitted model of who wins
-    leaves = {"none": OS.LEAF_HANDS, "value": OS.LEAF_FITTED}
+    leaves: ClassVar[dict] = {"none": OS.LEAF_HANDS, "value": OS.LEAF_FITTED}
     leaf_features = OS.LEAF_FEATURES
-    leaf_models = {"winner": OS.LEAF_FITTED}
+    leaf_models: ClassVar[dict] = {"winner": OS.LEAF_FITTED}
     threaded_decision = False  # and searches one decision on one thread
     state_type = O.OmgState
     _over_phase = O.PH_OVER

@@ -98,7 +98,8 @@ def legal_index(mask):
 
 
 def packed_legal(legal_ids, num_legal):
-    """:func:`legal_index` from an engine's own legal lists (``VectorGame.legal_ids`` and ``num_legal`` rows, numpy)
+    """:func:`legal_index` from an engine's own legal lists (``VectorGame.legal_ids`` and ``num_legal`` rows,
+    numpy)
     instead of its mask: the same ``(idx, valid)``, without a pass over every action id."""
     torch = _torch()
     counts = np.asarray(num_legal, np.int64)
@@ -235,7 +236,8 @@ def check_device(device) -> str:
     except (RuntimeError, ValueError):
         kind = None
     if kind not in ("cpu", "cuda", "mps", "xpu"):
-        raise ValueError(f"device must be a torch device that runs networks (cpu, cuda, cuda:N, mps), got {device!r}")
+        raise ValueError("device must be a torch device that runs networks (cpu, cuda, cuda:N, mps), got "
+                         f"{device!r}")
     return device
 
 
@@ -322,7 +324,8 @@ def floor_action(p: np.ndarray, mask: np.ndarray, action: int, floor: float) -> 
 def floor_log_probs(logp, idx, action: int, floor: float):
     """:func:`floor_action` on packed log-probabilities (rows over :func:`legal_index`'s ids, as
     :func:`legal_log_probs` gives them), in torch and differentiable: ``action``'s probability raised to at least
-    ``floor`` (0 < floor < 1) in the rows where it is legal, the other actions scaled down in proportion; other rows
+    ``floor`` (0 < floor < 1) in the rows where it is legal, the other actions scaled down in proportion; other
+    rows
     unchanged. ``train_ppo --ready-floor`` trains the policy this makes of the network's."""
     torch = _torch()
     at = idx == action
@@ -384,7 +387,7 @@ def load_file(path, map_location="cpu") -> dict:
         ck = torch.load(path, map_location=map_location, weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"no checkpoint at {path}") from None
-    except Exception as e:  # torch raises RuntimeError, UnpicklingError, zip errors... for a damaged file
+    except Exception as e:  # noqa: BLE001  (torch raises RuntimeError, UnpicklingError, zip errors... for a damaged file)
         raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__}: {str(e)[:120]})") from None
     if not isinstance(ck, dict):
         raise ValueError(f"{path} is not a shedders checkpoint")
@@ -408,7 +411,8 @@ def export(src: str, dst: str) -> Path:
     return save_file(slim, dst)
 
 
-if __name__ == "__main__":  # python -m agents.ppo export runs/ppo-core-4p/checkpoint.pt agents/checkpoints/core-4p.pt
+# python -m agents.ppo export runs/ppo-core-4p/checkpoint.pt agents/checkpoints/core-4p.pt
+if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] != "export":
         sys.exit("usage: python -m agents.ppo export SRC_CHECKPOINT DST")
     print(f"wrote {export(sys.argv[2], sys.argv[3])}")

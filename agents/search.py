@@ -30,7 +30,8 @@ cards and the field (with greedy opponents in its rollouts it best-responds to t
 
 ``budget`` is the number of rollouts per decision (decisions with one legal action cost none); ``max_plies``
 caps each rollout (default 400 decisions; an unfinished rollout scores the rewards collected so far, which keeps
-south_african's Joker ping-pong between greedy players from eating the budget); ``leaf`` says how such an unfinished
+south_african's Joker ping-pong between greedy players from eating the budget); ``leaf`` says how such an
+unfinished
 rollout is valued: ``"none"`` (the default) by those rewards, ``"cards"`` as the ``most_cards`` cap rule ends a
 game (the players still in go out by the cards they hold in every zone, fewest first), ``"value"`` by a fitted
 model of who loses (core-family rewards) or of the whole finishing order (fatality's rewards for every place; a
@@ -64,6 +65,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import numba
 import numpy as np
@@ -77,9 +79,10 @@ from shedders.engine.search import palace_search as KS
 from shedders.envs.palace_env import observation_slices
 from shedders.rules import lookup
 
-
-#: where the fitted weights of ``leaf="value"`` lie: ``leaf-<ruleset>-<n>p.json`` (``python -m experiments.fit_leaf``)
-MAX_BUDGET = 1 << 24  # rollouts per decision (16.8 million): the champion at its 60 s cap asks for up to 12.1 million
+#: where the fitted weights of ``leaf="value"`` lie: ``leaf-<ruleset>-<n>p.json`` (``python -m
+#: experiments.fit_leaf``)
+# rollouts per decision (16.8 million): the champion at its 60 s cap asks for up to 12.1 million
+MAX_BUDGET = 1 << 24
 LEAF_WEIGHTS = Path(__file__).resolve().parent / "checkpoints"
 
 
@@ -109,7 +112,8 @@ def leaf_model(ruleset: str, num_players: int, features: int = KS.LEAF_FEATURES,
                 raise ValueError(f"{path.name} holds a {model!r} model; the leaf knows {', '.join(models)}")
             return w, model
     have = ", ".join(p.stem[len("leaf-"):] for p in sorted(LEAF_WEIGHTS.glob("leaf-*.json"))) or "none"
-    raise ValueError(f"leaf='value' has no fitted weights for {ruleset} at {num_players} players (fitted: {have}); "
+    raise ValueError(f"leaf='value' has no fitted weights for {ruleset} at {num_players} players (fitted: "
+                     f"{have}); "
                      f"python -m experiments.fit_leaf --ruleset {ruleset} --players {num_players} fits them")
 
 
@@ -137,15 +141,16 @@ class SearchAgent(Agent):
     oracle = False
     needs_state = True
 
-    rollouts = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT}
+    rollouts: ClassVar[dict] = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT}
 
     #: policies the other seats may play in the rollouts (``opponents=``): the field the search best-responds to
-    opponent_models = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT, "random": KP.POLICY_RANDOM}
+    opponent_models: ClassVar[dict] = {"greedy": KP.POLICY_GREEDY, "expert": KP.POLICY_EXPERT,
+                                       "random": KP.POLICY_RANDOM}
 
     #: how the rollouts are spread over the legal actions (``select=``): evenly, or by sequential halving
     selections = ("uniform", "halving")
     #: how a rollout cut short by ``max_plies`` is valued
-    leaves = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS, "value": KS.LEAF_VALUE}
+    leaves: ClassVar[dict] = {"none": KS.LEAF_NONE, "cards": KS.LEAF_CARDS, "value": KS.LEAF_VALUE}
     #: the features a fitted leaf weighs, and the models its weights file may name (with their kernel leaf codes)
     leaf_features = KS.LEAF_FEATURES
     leaf_models = LEAF_MODELS
@@ -154,7 +159,7 @@ class SearchAgent(Agent):
     threaded_decision = True
 
     #: the agent that plays the ``rollout`` policy past ``patience`` decisions
-    fallbacks = {"greedy": GreedyAgent, "expert": ExpertAgent}
+    fallbacks: ClassVar[dict] = {"greedy": GreedyAgent, "expert": ExpertAgent}
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
@@ -171,7 +176,8 @@ class SearchAgent(Agent):
         if leaf == "value":  # the weights file says which model they fit, so which kernel values the leaf
             self._leaf_w, model = leaf_model(ruleset, num_players, self.leaf_features, self.leaf_models, **options)
             self._leaf_code = self.leaf_models[model]
-        patience = None if isinstance(patience, str) and patience.lower() == "none" else patience  # a spec's "none"
+        # a spec's "none"
+        patience = None if isinstance(patience, str) and patience.lower() == "none" else patience
         if patience is not None and (isinstance(patience, bool) or not isinstance(patience, (int, np.integer))
                                      or patience < 0):
             raise ValueError(f"patience must be an integer >= 0 (decisions) or None, got {patience!r}")
@@ -184,19 +190,21 @@ class SearchAgent(Agent):
             raise ValueError(f"opponents must be one of {', '.join(self.opponent_models)}, got {opponents!r}")
         self.opponents = opponents
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or not 1 <= budget <= MAX_BUDGET:
-            raise ValueError(f"budget must be an integer in 1..{MAX_BUDGET} (rollouts per decision), got {budget!r}")
+            raise ValueError(f"budget must be an integer in 1..{MAX_BUDGET} (rollouts per decision), got "
+                             f"{budget!r}")
         if not 0.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [0, 1], got {eps!r}")
         if isinstance(max_plies, bool) or not isinstance(max_plies, (int, np.integer)) or max_plies < 1:
             raise ValueError(f"max_plies must be a positive integer, got {max_plies!r}")
         self.budget = int(budget)
-        self.eps_milli = int(round(eps * 1000))
+        self.eps_milli = round(eps * 1000)
         self.max_plies = int(max_plies)
         self.params = self.rules.to_params()
         self.fallback = (self.fallbacks[rollout](ruleset, num_players, seed, **options)
                          if self.patience is not None else None)
         self._cap = 0
-        # one decision's rollout rewards, when its rollouts share the threads (at most the budget, or one a legal action)
+        # one decision's rollout rewards, when its rollouts share the threads (at most the budget, or one a legal
+        # action)
         self._buf = np.zeros(max(self.budget, K.N_ACTIONS), np.float64)
 
     def _scratch(self, b: int):

@@ -10,7 +10,6 @@ step goes through the PettingZoo wrapper (`shedders.env`), observe() and last() 
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys

@@ -92,7 +92,8 @@ class Config:
 def run_in(tree: Path, code: str, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(tree)
-    out = subprocess.run([sys.executable, "-c", code, *args], cwd=tree, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=tree, env=env, capture_output=True, text=True,
+                         check=False)
     if out.returncode:
         raise RuntimeError(f"measurement in {tree} failed:\n{out.stderr}")
     return out.stdout.strip().splitlines()[-1]
@@ -138,9 +139,10 @@ def main(argv: list[str] | None = None) -> list[str]:
         shutil.rmtree(tmp, ignore_errors=True)
     keys = [k for k in rounds["old"][0] if k != "file"]
     lines = [f"# {here} against {rev}, side by side", "",
-             f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per tree "
+             (f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per "
+              "tree "
              f"(medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
-             f"{os.cpu_count()} cores.", "",
+             f"{os.cpu_count()} cores."), "",
              f"| measure | {rev} | {here} | new / old |", "|---|---:|---:|---:|"]
     for k in keys:
         o = statistics.median(x[k] for x in rounds["old"])

@@ -40,7 +40,8 @@ def column(rows: list[dict], name: str) -> np.ndarray:
 
 
 def smooth(y: np.ndarray, window: int) -> np.ndarray:
-    """Trailing mean over the last ``window`` logged values that exist (a heuristic's reward is missing in an update
+    """Trailing mean over the last ``window`` logged values that exist (a heuristic's reward is missing in an
+    update
     where no game against it ended)."""
     out = np.full(len(y), np.nan)
     for i in range(len(y)):

@@ -46,7 +46,7 @@ def profile(ruleset: str, batch: int, threads: int, iters: int, rounds: int) -> 
         vg.reset()
         for _ in range(200):
             vg.step(vg.sample_legal(), check=False)
-        res["step" if write else "step (no obs)"] = _timed(lambda: vg.step(vg.sample_legal(), check=False),
+        res["step" if write else "step (no obs)"] = _timed(lambda g=vg: g.step(g.sample_legal(), check=False),
                                                            iters, rounds) * per
     res["sample"] = _timed(vg.sample_legal, iters, rounds) * per
     mask, ids, nlegal = vg.action_mask.copy(), vg.legal_ids.copy(), vg.num_legal.copy()

@@ -92,7 +92,8 @@ def main(argv=None) -> None:
     for r in rulesets:
         if r not in ALL:
             ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(ALL)}")
-    print(f"{'ruleset':<14} {'players':>7} {'games':>7} {'mean':>8} {'median':>7} {'p99':>7} {'truncated':>9} {'s':>6}")
+    print(f"{'ruleset':<14} {'players':>7} {'games':>7} {'mean':>8} {'median':>7} {'p99':>7} {'truncated':>9} "
+          f"{'s':>6}")
     rows = ["| ruleset | players | games | mean decisions | median | 99th pct | truncated |", "|---|---|---|---|---|---|---|"]
     for ruleset in rulesets:
         t = time.perf_counter()

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> dict:
     peer = {obs: statistics.median(openspiel_rate(cfg.peer_steps, seed=r, observe=obs) or float("nan")
                                    for r in range(cfg.rounds)) for obs in (True, False)}
     print(f"OpenSpiel crazy_eights: {peer[True]:,.0f} steps/s with observation_tensor, {peer[False]:,.0f} without")
-    print(f"\n| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
+    print("\n| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
     print("|---|---:|---:|---:|---:|")
     out = {"peer": peer, "rows": []}
     for rs in cfg.rulesets:

@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> dict:
     med = {k: statistics.median(v) for k, v in times.items()}
     ratio = med["local"] / med["ray"]
     print(f"{cfg.games} deals of {','.join(cfg.agents)} in {cfg.ruleset}, --workers {cfg.workers}: median local "
-          f"{med['local']:.1f} s, ray {med['ray']:.1f} s; ray runs at {ratio:.2f}x local's speed; same games: {same}")
+          f"{med['local']:.1f} s, ray {med['ray']:.1f} s; ray runs at {ratio:.2f}x local's speed; same games: "
+          f"{same}")
     return {"median": med, "ratio": ratio, "same": same, "times": times}
 
 

@@ -179,8 +179,8 @@ def main(argv: list[str] | None = None) -> None:
         "",
         f"Written by `python -m benchmarks.run` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
         f"Machine: {machine()}.",
-        "All figures: uniformly random legal actions, median of "
-        f"{rounds} timed rounds, 4 players unless said.",
+        ("All figures: uniformly random legal actions, median of "
+        f"{rounds} timed rounds, 4 players unless said."),
         "",
     ]
 
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
     say("|---|---:|")
     aec = {}
     for ruleset in RULESETS:
-        aec[ruleset] = median_rate(lambda: aec_rate(lambda: shedders.env(ruleset, 4), aec_steps), rounds)
+        aec[ruleset] = median_rate(lambda rs=ruleset: aec_rate(lambda: shedders.env(rs, 4), aec_steps), rounds)
         say(f"| shedders `{ruleset}` AEC env (`shedders.env`) | {aec[ruleset]:,.0f} |")
     peers = {}
     peers["openspiel"] = median_rate(lambda: openspiel_rate(aec_steps), rounds) if _has("pyspiel") else None
@@ -286,7 +286,8 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
                 for obs in (True, False)}
         say("## The engine like for like: with and without observations, against crazy_eights with and without")
         say()
-        say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} steps/s with "
+        say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} "
+            "steps/s with "
             f"`observation_tensor()` every step, {peer[False]:,.0f} without.")
         say()
         say("| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
@@ -356,7 +357,8 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
         out["peer"] = r
         say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
         say()
-        say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of training "
+        say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of "
+            "training "
             f"each, then 100 fresh deals with the learner in every seat (most_cards at the cap).")
         say()
         say("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
@@ -367,7 +369,8 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
                 f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {v['capped']:.1%} |")
         d = r["paired"]
         say()
-        say(f"Ours - MaskablePPO, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]; "
+        say(f"Ours - MaskablePPO, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, "
+            f"{d['hi']:+.3f}]; "
             f"engine steps/s ratio **{r['ratio']:.1f}x**.")
         say()
     if "suite" not in skip:
@@ -380,7 +383,8 @@ def scale_sections(args, skip: set, rounds: int, say) -> dict:
                            ("fast tier", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
                                           "not slow"])):
             t = time.perf_counter()
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
+                                  check=False)
             wall = time.perf_counter() - t
             tail = (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
             out["suite"][label] = (wall, tail, done.returncode)
@@ -421,7 +425,8 @@ def issue27_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
 
     if "ray" in scale:
         r = scale["ray"]
-        row("Ray, 4,096 deals, 2 workers >= 0.8x local", f"{r['median']['ray']:.1f} s against {r['median']['local']:.1f} s",
+        row("Ray, 4,096 deals, 2 workers >= 0.8x local", f"{r['median']['ray']:.1f} s against "
+                                                         f"{r['median']['local']:.1f} s",
             r["ratio"], 0.8)
     lean = scale.get("lean")
     if lean:
@@ -456,11 +461,16 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
             need = threads * 1e9 / (goal * lean["peer"][True])  # ns per game-step x threads the target allows
             p = prof[rs]
             lines.append(
-                f"- `{rs}` engine: {goal}x crazy_eights is {goal * lean['peer'][True]:,.0f} steps/s, {need:.0f} ns per "
-                f"game-step x {threads} threads with `sample_legal`; the step takes {p['step'] + p['sample']:.0f}: "
-                f"apply and bookkeeping {p['apply + bookkeeping']:.0f}, the mask {p['legal']:.0f}, the observation "
-                f"{p['step'] - p['step (no obs)']:.0f} (observing alone {p['observe']:.0f}), sampling {p['sample']:.0f}. "
-                f"Without observations both ways it is {lean[rs][1] / lean['peer'][False]:.0f}x ({lean[rs][1]:,.0f} "
+                f"- `{rs}` engine: {goal}x crazy_eights is {goal * lean['peer'][True]:,.0f} steps/s, {need:.0f} "
+                "ns per "
+                f"game-step x {threads} threads with `sample_legal`; the step takes "
+                f"{p['step'] + p['sample']:.0f}: "
+                f"apply and bookkeeping {p['apply + bookkeeping']:.0f}, the mask {p['legal']:.0f}, the "
+                "observation "
+                f"{p['step'] - p['step (no obs)']:.0f} (observing alone {p['observe']:.0f}), sampling "
+                f"{p['sample']:.0f}. "
+                f"Without observations both ways it is {lean[rs][1] / lean['peer'][False]:.0f}x "
+                f"({lean[rs][1]:,.0f} "
                 f"against {lean['peer'][False]:,.0f} steps/s).")
     train = scale.get("train", {})
     if (PPO_RULESET, 2) in train and train[(PPO_RULESET, 2)]["sps"] < 1e5:
@@ -470,10 +480,12 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
         steps = ppo.num_envs * ppo.num_steps
         per = steps / m["sps"]
         lines.append(
-            f"- PPO, core, 2 threads: an update of {steps:,} engine steps takes {per:.2f} s at {m['sps']:,.0f} steps/s "
+            f"- PPO, core, 2 threads: an update of {steps:,} engine steps takes {per:.2f} s at {m['sps']:,.0f} "
+            "steps/s "
             f"(100k needs {steps / 1e5:.2f} s): the PPO update {m['update']:.0%} ({m['update'] * per:.2f} s: "
             f"{ppo.update_epochs} epochs of "
-            f"fully connected forward and backward passes, their matrix products running at the BLAS library's rate "
+            "fully connected forward and backward passes, their matrix products running at the BLAS library's "
+            "rate "
             f"on this CPU), the rollout's forward passes {m['forward']:.0%}, the engine {m['engine']:.0%}, the "
             f"opponents {m['opponents']:.0%}.")
     if lines:

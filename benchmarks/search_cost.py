@@ -1,11 +1,13 @@
 """What a search costs early in play, where a rollout has the whole game ahead: several agents timed on the same
 states, one after another, at batch 1 on one thread.
 
-    python -m benchmarks.search_cost --ruleset fatality --agents search:budget=1024+eps=0.2,search:budget=1024+eps=0.2+max_plies=12+leaf=value
+    python -m benchmarks.search_cost --ruleset fatality --agents
+    search:budget=1024+eps=0.2,search:budget=1024+eps=0.2+max_plies=12+leaf=value
 
 For each deal (``--seeds``, default 3 to 6) ``expert`` plays the palace setup; then, for the first ``--decisions``
 decisions after it (omg, which has no setup: from its first decision), every agent decides the same state (each
-timed; the first agent's first decision is a warm-up and left out) and ``expert``'s action moves the game on. The table gives, per agent, the median, 90th percentile and
+timed; the first agent's first decision is a warm-up and left out) and ``expert``'s action moves the game on. The
+table gives, per agent, the median, 90th percentile and
 mean in milliseconds over all those decisions, the median of the deals' medians, and that median divided by
 ``agents.champion.machine_slowdown()`` (measured right after, the same factor ``tests/test_champion.py`` holds the
 champions to): the time on the machine the champion's constants in ``agents/champion.py`` describe. The agents

@@ -8,7 +8,8 @@
 - **The peer:** ``MaskablePPO("MultiInputPolicy")`` on ``shedders.gym.SingleAgentEnv`` (one game at a time, the
   opponents played inside ``step``), ``net_arch=[hidden, hidden]``, stopped after the same wall time.
 
-Both play by sampling their policy (ours without its ready floor). Throughput is counted two ways: engine steps (every seat's decisions, the opponents' included) and the learner's
+Both play by sampling their policy (ours without its ready floor). Throughput is counted two ways: engine steps
+(every seat's decisions, the opponents' included) and the learner's
 decisions, each per second of training. Then both final policies play the same fresh deals against three greedy
 players, the learner in every seat of each deal: mean reward with its interval, and the paired per-deal difference.
 Needs the peer extra: pip install -e '.[peer]'.
@@ -26,6 +27,7 @@ import numpy as np
 
 import agents
 from experiments import train_ppo as P
+from experiments.runlog import read_rows
 from experiments.stats import mean_ci, paired_difference
 from shedders.commandline import build_parser, config_from
 from shedders.gym import SingleAgentEnv
@@ -62,12 +64,12 @@ def train_ours(cfg: Config, out: Path) -> dict:
     t0 = time.perf_counter()
     res = P.train(pc, progress=False)
     wall = time.perf_counter() - t0
-    import csv
 
-    rows = list(csv.DictReader(open(Path(res["run_dir"]) / "progress.csv")))
+    rows = read_rows(Path(res["run_dir"]) / "progress.csv")
     learner = sum(int(r["learner_decisions"]) for r in rows)
     agent = agents.make("ppo", cfg.ruleset, cfg.players, checkpoint=str(Path(res["run_dir"]) / "checkpoint.pt"),
-                        ready_floor=0.0, seed=cfg.seed, cap_rule=cfg.cap_rule)  # a plain sample of the policy, as the peer's
+                        # a plain sample of the policy, as the peer's
+                        ready_floor=0.0, seed=cfg.seed, cap_rule=cfg.cap_rule)
     return {"engine_steps": res["counters"]["global_step"], "learner_steps": learner, "seconds": wall,
             "act": lambda obs, mask: int(agent.act(obs[None], mask[None])[0])}
 
@@ -138,7 +140,8 @@ def main(argv: list[str] | None = None) -> dict:
         results["MaskablePPO"] = train_peer(cfg)
         evals = {k: evaluate(cfg, v["act"]) for k, v in results.items()}
     rewards = {k: e[0] for k, e in evals.items()}
-    print(f"{cfg.ruleset}, {cfg.players} players, learner against greedy, hidden {cfg.hidden}, {cfg.seconds:g} s of "
+    print(f"{cfg.ruleset}, {cfg.players} players, learner against greedy, hidden {cfg.hidden}, {cfg.seconds:g} "
+          "s of "
           f"training each, torch threads {cfg.threads}, cap_rule {cfg.cap_rule}:")
     print("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
     print("|---|---:|---:|---|---:|")

@@ -14,7 +14,6 @@ unless ``--out`` is given (a markdown table).
 
 from __future__ import annotations
 
-import csv
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import torch
 
+from experiments.runlog import read_rows
 from shedders.commandline import build_parser
 from shedders.rules import REGISTRY
 
@@ -34,11 +34,12 @@ def measure(ruleset: str, threads: int, updates: int, seed: int = 0) -> dict:
     """Median steps/s and time shares over the first ``updates`` updates of a fresh default run."""
     from experiments.train_ppo import Config, train
 
-    with tempfile.TemporaryDirectory() as tmp:  # train() sets both pools: torch ``threads``, the engine its default
+    # train() sets both pools: torch ``threads``, the engine its default
+    with tempfile.TemporaryDirectory() as tmp:
         cfg = Config(ruleset=ruleset, seed=seed, threads=threads, eval_deals=0, out=tmp, name="bench")
         cfg.total_steps = updates * cfg.num_envs * cfg.num_steps
         train(cfg, progress=False)
-        rows = list(csv.DictReader(open(Path(tmp) / "bench" / "progress.csv")))
+        rows = read_rows(Path(tmp) / "bench" / "progress.csv")
     out = {"ruleset": ruleset, "threads": threads, "updates": len(rows),
            "sps": statistics.median(float(r["sps"]) for r in rows),
            "learner_share": statistics.median(float(r["learner_decisions"]) for r in rows)
@@ -70,9 +71,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     threads = args.threads
     if any(t < 1 for t in threads):
         ap.error("--threads must be positive")
-    lines = [f"PPO training throughput, first {args.updates} updates of a fresh default run (torch "
-             f"{torch.__version__}); median over the updates.", "",
-             "| ruleset | threads | engine steps/s | learner's share of steps | engine | forward | opponents | update |",
+    lines = [(f"PPO training throughput, first {args.updates} updates of a fresh default run (torch "
+             f"{torch.__version__}); median over the updates."), "",
+             "| ruleset | threads | engine steps/s | learner's share of steps | engine | forward | opponents | "
+             "update |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     print("\n".join(lines), flush=True)
     results = []

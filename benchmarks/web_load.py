@@ -120,17 +120,17 @@ def run(cfg: Config, url: str | None = None) -> dict:
     if url is not None:
         return asyncio.run(_run(url, cfg))
     app = create_app(max_games=max(256, cfg.games + 1))
-    with serving(app) as url:
+    with serving(app) as served:
         thinking = None
         if cfg.think > 0:
-            with httpx.Client(base_url=url, timeout=120) as http:
+            with httpx.Client(base_url=served, timeout=120) as http:
                 r = http.post("/api/games", json={"ruleset": cfg.ruleset, "players": cfg.players, "spectate": True,
                                                   "opponents": "search:budget=4096", "seed": cfg.seed + cfg.games})
                 r.raise_for_status()
                 thinking = r.json()["id"]
             game = app.state.games.get(thinking)
             game.policies = {q: slow(p, cfg.think) for q, p in game.policies.items()}
-        return asyncio.run(_run(url, cfg, thinking))
+        return asyncio.run(_run(served, cfg, thinking))
 
 
 def report(r: dict) -> str:
@@ -139,7 +139,8 @@ def report(r: dict) -> str:
             f"p99 {r['p99_ms']:.1f} ms, max {r['max_ms']:.1f} ms; {r['wall_s']:.1f} s in all")
     if r["think_s"] is not None:
         w = r["watched_ms"]
-        text += (f"\none game's agent thought for {r['think_s']:.1f} s meanwhile; {r['watched']} reads of that game: "
+        text += (f"\none game's agent thought for {r['think_s']:.1f} s meanwhile; {r['watched']} reads of that "
+                 "game: "
                  f"p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
                  f"max {w['max_ms']:.1f} ms")
     return text

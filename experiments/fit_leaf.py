@@ -22,7 +22,8 @@ its face-down cards, whether it acts now or next, its hand once the draw pile is
 This script fits ``w`` to where the search's own rollouts end:
 
 1. **States.** ``--samples`` states of games played by the rollout policy (``greedy`` with ``--eps`` random moves,
-   every seat; omg: ``expert``, with ``--eps`` 0.1 by default, as omg's search), each deal from the seed, sampled at
+   every seat; omg: ``expert``, with ``--eps`` 0.1 by default, as omg's search), each deal from the seed, sampled
+   at
    up to 6 random decisions between 4 and 300 (setup excluded; omg: up to 3 between 1 and 80).
 2. **Targets.** From each state one more rollout of the same policy, in the state's own stream, plays to the end;
    the order in which the seats still in went out is the target (its loser, for ``loser``; og's and omg's games
@@ -71,7 +72,8 @@ def parse(argv=None) -> argparse.Namespace:
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--ruleset", default="core", choices=RULESETS)
     ap.add_argument("--model", default=None, choices=("loser", "order", "winner"),
-                    help="who loses, the whole finishing order, or (omg) who wins (default: order for fatality and "
+                    help="who loses, the whole finishing order, or (omg) who wins (default: order for fatality "
+                         "and "
                          "og, winner for omg, else loser)")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--samples", type=int, default=200_000, help="training states")
@@ -100,7 +102,8 @@ def parse(argv=None) -> argparse.Namespace:
 
 
 def draw_states(n: int, seed: int, progress: bool, picks, deal, advance, record) -> None:
-    """The sampling loop both engines share: each deal (``deal(rng)``, into work row 0) is played on to the decisions
+    """The sampling loop both engines share: each deal (``deal(rng)``, into work row 0) is played on to the
+    decisions
     ``picks(rng)`` (``advance(plies)``: "over" when the game ended, "skip" for a state not to sample, else "on");
     at each, ``record(i, rng)`` rolls a copy out to its end and stores state i's features and target, or returns
     False (that rollout did not finish)."""
@@ -139,7 +142,7 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     work = K.alloc_state(2, players, vg.rules.num_cards)
     mask, ids = np.zeros(K.N_ACTIONS, np.int8), np.zeros(K.N_ACTIONS, np.int16)
     obs, off = np.zeros(K.observation_size(players), np.int8), agents.search.expert_offsets(players)
-    eps_milli = int(round(eps * 1000))
+    eps_milli = round(eps * 1000)
     x = np.zeros((n, players, KS.LEAF_FEATURES), np.float32)
     alive = np.zeros((n, players), bool)
     order = np.full((n, players), -1, np.int64)
@@ -188,7 +191,7 @@ def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, prog
     na = int(O.action_layout(deck.num_types)["n_actions"])
     mask, ids = np.zeros(na, np.int8), np.zeros(na, np.int16)
     w0, f = np.zeros(OS.LEAF_FEATURES), np.zeros(OS.LEAF_FEATURES)
-    eps_milli = int(round(eps * 1000))
+    eps_milli = round(eps * 1000)
     x = np.zeros((n, players, OS.LEAF_FEATURES), np.float32)
     order = np.full((n, players), -1, np.int64)
 

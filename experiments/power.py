@@ -61,11 +61,11 @@ def report(names: list[str], res: dict) -> str:
         return "never (no difference)" if math.isinf(x) else f"{x:,.0f}"
 
     lines = [
-        f"pilot: {p['deals']} deals; {names[0]} - {names[1]} mean reward per deal {p['diff']:+.4f} "
-        f"[{p['lo']:+.4f}, {p['hi']:+.4f}] (95%), p = {p['p']:.3g}, sd of the per-deal difference {p['sd']:.4f}",
-        f"a paired test at {res['level']:.0%} (two-sided) with power {res['power']:.0%} needs about "
+        (f"pilot: {p['deals']} deals; {names[0]} - {names[1]} mean reward per deal {p['diff']:+.4f} "
+        f"[{p['lo']:+.4f}, {p['hi']:+.4f}] (95%), p = {p['p']:.3g}, sd of the per-deal difference {p['sd']:.4f}"),
+        (f"a paired test at {res['level']:.0%} (two-sided) with power {res['power']:.0%} needs about "
         f"{n(res['deals_needed'])} duplicate deals [{n(res['deals_needed_lo'])}, {n(res['deals_needed_hi'])}] "
-        f"for the pilot's difference (x {g:.0f} games per deal)",
+        f"for the pilot's difference (x {g:.0f} games per deal)"),
     ]
     if "delta" in res:
         lines.append(f"for a difference of {res['delta']:+.4f}: about {n(res['deals_for_delta'])} duplicate deals")

@@ -2,7 +2,8 @@
 
     results = run_chunks(play_chunk, cfg_dict, todo, workers=2, on_result=done)
 
-Each worker is a Ray actor: one process that imports shedders (loading the numba kernels from the cache, or compiling
+Each worker is a Ray actor: one process that imports shedders (loading the numba kernels from the cache, or
+compiling
 them) once, with one numba thread, and then plays every chunk it is given. Chunks go out in batches (several per
 call, at most two calls in flight per actor) so that scheduling stays a small share of the time; a chunk's result
 does not depend on which worker played it or in which batch, so the results equal the local backend's for the same
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 RAY_HINT = "pip install -e '.[ray]'"
 
@@ -50,7 +51,8 @@ def _batches(todo: list, workers: int, per_call: int | None) -> list[list]:
 
 def run_chunks(fn: Callable, cfg_dict: dict, todo: Iterable[tuple], workers: int, on_result: Callable,
                address: str | None = None, per_call: int | None = None) -> None:
-    """Call ``fn(cfg_dict, *args)`` for every ``args`` in ``todo`` on ``workers`` Ray actors; ``on_result`` gets each
+    """Call ``fn(cfg_dict, *args)`` for every ``args`` in ``todo`` on ``workers`` Ray actors; ``on_result`` gets
+    each
     result in the driver as it arrives (in completion order)."""
     ray = init(workers, address)
     todo = list(todo)

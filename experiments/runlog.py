@@ -1,4 +1,5 @@
-"""A training run's logs, shared by ``train_ppo`` and ``train_exit``: one CSV row per update (its header widened when
+"""A training run's logs, shared by ``train_ppo`` and ``train_exit``: one CSV row per update (its header widened
+when
 a column appears), the same numbers as TensorBoard scalars when TensorBoard is installed, and the clean-up that
 lets a killed run resume with each update logged once.
 
@@ -89,3 +90,9 @@ def log_row(path: Path, row: dict, writer, prefix: str = "train/") -> None:
 def as_tuples(x):
     """JSON's lists back as the nested tuples they were (``random.getstate()`` saved in a checkpoint as JSON)."""
     return tuple(as_tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a CSV log, as dicts of strings."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

@@ -22,7 +22,6 @@ run picks up where it stopped.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import json
 import math
@@ -36,9 +35,15 @@ import numpy as np
 import agents as agents_pkg
 import shedders
 from experiments import tournament as T
-from experiments.stats import chi2_sf
-from experiments.stats import (by_deal, games_to_lead, mean_ci, norm_ppf,  # noqa: F401  (games_to_lead and
-                               normal_games_to_lead, percentiles)  # normal_games_to_lead: also read from here)
+from experiments.stats import (
+    by_deal,
+    chi2_sf,
+    games_to_lead,
+    mean_ci,
+    norm_ppf,
+    normal_games_to_lead,  # normal_games_to_lead: also read from here)
+    percentiles,
+)
 from shedders.commandline import build_parser, config_from
 from shedders.rules.registry import members
 
@@ -228,8 +233,8 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
     draws = draws[np.isfinite(draws)]
     lo, hi = (np.percentile(draws, [2.5, 97.5]) if len(draws) else (math.nan, math.nan))
     out = {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
-           "means": {n: float(per[n][use].mean()) for n in names}, "deals": int(len(use)),
-           "chosen_on": int(len(choose)), "split": split}
+           "means": {n: float(per[n][use].mean()) for n in names}, "deals": len(use),
+           "chosen_on": len(choose), "split": split}
     out["note"] = outside_note(out)
     return out
 
@@ -243,7 +248,8 @@ def outside_note(rs: dict) -> str:
     why = []
     if hi > 1:
         why.append(f"the random effect can be negative (fictive {rs['fictive']} {rs['means'][rs['fictive']]:+.3f} "
-                   f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper bound "
+                   f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper "
+                   "bound "
                    "within the noise, so its budget or its model of the field falls short")
     if lo < 0:
         why.append(f"the learning effect can be negative (best {rs['best']} against beginner {rs['beginner']} "
@@ -254,7 +260,7 @@ def outside_note(rs: dict) -> str:
 
 def with_budget(spec: str, budget: int) -> str:
     """``spec`` with its ``budget`` option set (``oracle:opponents=random`` -> ``oracle:opponents=random+budget=256``)."""
-    name, options = T.parse_agent(spec)
+    _name, options = T.parse_agent(spec)
     label = spec.partition(":")[0]
     options["budget"] = int(budget)
     return label + ":" + "+".join(f"{k}={v}" for k, v in options.items())
@@ -280,7 +286,8 @@ def seat_effects(rows: dict) -> dict:
     deal, _, reward, _ = _arrays(rows)
     excess = reward - reward.mean(axis=1, keepdims=True)
     keys = np.unique(deal)
-    per = np.stack([np.divide(*by_deal(deal, excess[:, j])) for j in range(excess.shape[1])], axis=1)  # (deals, seats)
+    # (deals, seats)
+    per = np.stack([np.divide(*by_deal(deal, excess[:, j])) for j in range(excess.shape[1])], axis=1)
     seats = []
     for j in range(per.shape[1]):
         m, lo, hi = mean_ci(per[:, j])
@@ -295,7 +302,7 @@ def seat_effects(rows: dict) -> dict:
     else:
         stat, p = math.nan, math.nan
     half = max((s["hi"] - s["lo"]) / 2 for s in seats)
-    return {"seats": seats, "chi2": stat, "dof": k, "p_value": p, "half_width": half, "deals": int(len(keys))}
+    return {"seats": seats, "chi2": stat, "dof": k, "p_value": p, "half_width": half, "deals": len(keys)}
 
 
 def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -326,7 +333,7 @@ def lead_measure(rows: dict, a: int, b: int, bootstrap: int = 2000, seed: int = 
     per_deal = np.array([g.mean() for g in groups])
     rotations = len(s) / len(groups)
     dup = normal_games_to_lead(per_deal) * rotations if len(groups) > 1 else math.nan
-    return {"ahead": float(s.mean()), "games": int(len(s)), "games_to_lead": games_to_lead(s), "lo": lo, "hi": hi,
+    return {"ahead": float(s.mean()), "games": len(s), "games_to_lead": games_to_lead(s), "lo": lo, "hi": hi,
             "duplicate_games_to_lead": float(dup)}
 
 
@@ -353,7 +360,8 @@ def variance_components(hand: np.ndarray, agent: np.ndarray, y: np.ndarray) -> d
     counts = np.zeros((h_n, a_n))
     np.add.at(counts, (hi, ai), 1)
     if h_n < 2 or a_n < 2 or not np.all(counts == 1):
-        raise ValueError("the variance decomposition needs a balanced design: every hand played once by every agent")
+        raise ValueError("the variance decomposition needs a balanced design: every hand played once by every "
+                         "agent")
     grand = y.mean()
     hand_mean = np.bincount(hi, y) / a_n
     agent_mean = np.bincount(ai, y) / h_n
@@ -418,8 +426,8 @@ def variance_shares(layout, bootstrap: int = 0, seed: int = 0) -> dict:
             sel = np.concatenate([idx[i] for i in pick])
             copy = np.concatenate([np.full(len(idx[i]), c) for c, i in enumerate(pick)])
             v = variance_components(hand[sel] + copy * n_hands, agent[sel], y[sel])
-            for k in draws:
-                draws[k].append(v[k])
+            for k, vals in draws.items():
+                vals.append(v[k])
         for k, vals in draws.items():
             vals = np.asarray(vals)
             vals = vals[np.isfinite(vals)]
@@ -434,8 +442,8 @@ def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> d
     results independent, var(A - B) = var(A) + var(B). Duplicate format (both play the same deals in every
     seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each."""
     z = norm_ppf(level)
-    _, _, ag, ya = focal_layout({a: runs[a]})
-    _, _, bg, yb = focal_layout({b: runs[b]})
+    _, _, _ag, ya = focal_layout({a: runs[a]})
+    _, _, _bg, yb = focal_layout({b: runs[b]})
     ka, pa = per_deal_reward(runs[a], 0)
     kb, pb = per_deal_reward(runs[b], 0)
     if not np.array_equal(ka, kb):
@@ -604,17 +612,19 @@ def report_markdown(report: dict) -> str:
     cfg = report["config"]
     lines = [f"# Skill and luck at {cfg['players']} players", "",
              f"`{report['command']}`", "",
-             f"{cfg['deals']} deals per tournament, each in every seat rotation; agents {', '.join(cfg['agents'])}; "
-             f"fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. Intervals are 95%.", ""]
+             (f"{cfg['deals']} deals per tournament, each in every seat rotation; agents "
+              f"{', '.join(cfg['agents'])}; "
+             f"fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. Intervals are 95%."), ""]
     lines += ["## Summary", "",
-              "| ruleset | relative skill, field of " + cfg["field_agent"] + " | relative skill, field of random | "
+              "| ruleset | relative skill, field of " + cfg["field_agent"] + " | relative skill, field of "
+                                                                             "random | "
               "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
               "search to lead expert | rating spread (Elo) |", "|---|---|---|---|---|---|---|"]
     for r in report["rulesets"]:
         rs = r["relative_skill"]
         na = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
         bd = r.get("relative_skill_bound", {})
-        first = lambda fld: next(iter(bd[fld].values())) if bd.get(fld) else na  # noqa: E731
+        first = lambda fld: next(iter(bd[fld].values())) if bd.get(fld) else na
         f_ = rs.get(cfg["field_agent"]) or {**first(cfg["field_agent"]), "bound": True}
         rr = rs.get("random") or {**first("random"), "bound": True}
         v = r["variance"]
@@ -639,13 +649,14 @@ def report_markdown(report: dict) -> str:
     if any(r.get("relative_skill_bound") for r in report["rulesets"]):
         how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
                else "best real player chosen and measured on every deal")
-        lines += ["", f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its "
-                  "budget certified when doubling it moved the random effect by less than the tolerance; the lower "
+        lines += ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its "
+                  "budget certified when doubling it moved the random effect by less than the tolerance; the "
+                  "lower "
                   "bound puts the game's best payoff in the fictive player's place (no player can score more, so "
                   "no fictive player can give less relative skill). Capped: the largest share of games at the ply "
-                  "cap over the ruleset's tournaments.", "",
-                  "| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
-                  "| oracle budget | capped |", "|---|---|---|---|---|---|---|---|"]
+                  "cap over the ruleset's tournaments."), "",
+                  ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
+                  "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
         for r in report["rulesets"]:
             for fld, by_b in r.get("relative_skill_bound", {}).items():
                 c = r.get("certification", {}).get(fld)
@@ -658,16 +669,18 @@ def report_markdown(report: dict) -> str:
                     if x:
                         note = f" ({x['note']})" if x.get("note") else ""
                         orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
-                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
+                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | "
+                                 f"{lb['relative_skill']:.2f} "
                                  f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
                                  f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     for r in report["rulesets"]:
         lines += ["", f"## {r['ruleset']}", "",
-                  f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
-                  f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated.", "",
+                  (f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the "
+                   "all-agent "
+                  f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated."), "",
                   "One seat against three others, every seat of every deal (95% intervals):", "",
-                  f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
-                  f"| win rate vs {cfg['field_agent']} | mean reward vs {cfg['field_agent']} |",
+                  (f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
+                  f"| win rate vs {cfg['field_agent']} | mean reward vs {cfg['field_agent']} |"),
                   "|---|---|---|---|---|---|"]
         for name, s in r["field_random"].items():
             f = r.get("field_reference", {}).get(name)
@@ -684,8 +697,9 @@ def report_markdown(report: dict) -> str:
                                                       for s in c["seats"]) + " |")
         se = r.get("seat_effects", {})
         if se:
-            lines += ["", "Seat advantage in fields of copies: each seat's mean reward minus the table's, per deal "
-                      "(95% intervals), and the Wald test of no seat advantage:", "",
+            lines += ["", ("Seat advantage in fields of copies: each seat's mean reward minus the table's, per "
+                           "deal "
+                      "(95% intervals), and the Wald test of no seat advantage:"), "",
                       "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " | chi2 (dof) | p |",
                       "|---" * (r["players"] + 3) + "|"]
             for name, x in se.items():
@@ -695,7 +709,8 @@ def report_markdown(report: dict) -> str:
         if r.get("capped"):
             lines += ["", "Share of games that reached the ply cap, per tournament: "
                       + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
-        lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
+        lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative "
+                      "skill |",
                   "|---|---|---|---|---|---|---|"]
         if not r["relative_skill"]:
             lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
@@ -706,12 +721,13 @@ def report_markdown(report: dict) -> str:
                          f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
                          f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
                          f"{s['rs_hi']:.2f}] |")
-        lines += ["", f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
-                  "confidence, normal approximation):", "",
+        lines += ["", (f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
+                  "confidence, normal approximation):"), "",
                   "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
                   "|---|---|---|---|---|---|"]
         for x in r["reward_lead"]:
-            lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
+            lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, "
+                         f"{x['gap_hi']:+.3f}] "
                          f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
         lines += ["", "Head to head at the all-agent table (" + ", ".join(r.get("agents", cfg["agents"])) + "; finishing ahead, "
                   "ties half; games to lead computed exactly, interval from resampling deals):", "",
@@ -722,14 +738,16 @@ def report_markdown(report: dict) -> str:
                          f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
                          f"| {_n(x['duplicate_games_to_lead'])} |")
         sp = r["spread"]
-        lines += ["", f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
-                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about {sp['elo_gap']:.0f} Elo."]
+        lines += ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
+                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about "
+                  f"{sp['elo_gap']:.0f} Elo.")]
         v = r["variance"]
         if v:
-            lines += ["", f"Variance of the reward of one seat against {cfg['field_agent']} "
-                      f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} [{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
+            lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "
+                      f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} "
+                      f"[{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
                       f"agent {v['agent']:.3f} [{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
-                      f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}]."]
+                      f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
     return "\n".join(lines) + "\n"
 
 

@@ -50,7 +50,7 @@ from tqdm import tqdm
 
 import agents as agents_pkg
 import shedders
-from agents import parse_agent  # noqa: F401  (re-exported: experiments.tournament.parse_agent)
+from agents import parse_agent
 from agents.base import act_in
 from experiments import ray_backend
 from experiments.stats import mean_ci, paired_difference, paired_rewards
@@ -219,7 +219,8 @@ def places(order, n: int) -> np.ndarray:
 
 def agent_ranks(reward, seat_agent) -> tuple[list[int], list[int]]:
     """The agents at one game and their ranks (1 = best, equal ranks tie) by each agent's mean reward over the
-    seats it holds: its payoff per seat in that game, the outcome an agent seated more than once plays for. With one
+    seats it holds: its payoff per seat in that game, the outcome an agent seated more than once plays for. With
+    one
     seat per agent this is ``reward_ranks``. In core, where only the Shithead is ranked, two seats each leave one
     agent last in every game with a loser (ranking an agent by its best seat would tie them every time)."""
     seat_agent = np.asarray(seat_agent)
@@ -327,7 +328,7 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
     return {
         "config": asdict(cfg),
         "games": int(games),
-        "deals": int(len(np.unique(deal))),
+        "deals": len(np.unique(deal)),
         "mean_length": float(plies.mean()),
         "truncated_share": float(trunc.mean()),
         "agents": per_agent,
@@ -340,9 +341,9 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
 def table(summary: dict) -> str:
     cfg = summary["config"]
     lines = [
-        f"{cfg['ruleset']}, {cfg['players']} players: {summary['deals']} deals x {cfg['players']} seatings = "
+        (f"{cfg['ruleset']}, {cfg['players']} players: {summary['deals']} deals x {cfg['players']} seatings = "
         f"{summary['games']} games; mean length {summary['mean_length']:.0f} decisions, "
-        f"{summary['truncated_share']:.1%} truncated",
+        f"{summary['truncated_share']:.1%} truncated"),
         "",
         "| agent | OpenSkill mu (95%) | win rate (95%) | mean placing (95%) | mean reward (95%) |",
         "|---|---|---|---|---|",
@@ -366,8 +367,8 @@ def table(summary: dict) -> str:
             p = next(x for x in summary["pairwise"] if x["agent"] == a and x["opponent"] == b)
             cells.append("n/a" if not p["games"] else f"{p['ahead']:.3f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    lines += ["", "Paired verdicts (row's mean reward minus column's on the deals where both sit, 95% interval, "
-              "paired t test over deals):", "", "| | vs | difference (95%) | p | deals |", "|---|---|---|---|---|"]
+    lines += ["", ("Paired verdicts (row's mean reward minus column's on the deals where both sit, 95% interval, "
+              "paired t test over deals):"), "", "| | vs | difference (95%) | p | deals |", "|---|---|---|---|---|"]
     for p in summary["pairwise"]:
         if names.index(p["agent"]) < names.index(p["opponent"]) and p.get("paired_deals", 0) >= 2:
             lines.append(f"| {p['agent']} | {p['opponent']} | {p['reward_diff']:+.4f} [{p['diff_lo']:+.4f}, "

@@ -1,4 +1,5 @@
-"""Expert iteration (ExIt) on the batched engine, in one file: the guided search teaches the network that guides it.
+"""Expert iteration (ExIt) on the batched engine, in one file: the guided search teaches the network that guides
+it.
 
     python -m experiments.train_exit --ruleset core --rounds 20
     python -m experiments.train_exit --ruleset core --name exit-core --resume       # continue a killed run
@@ -36,7 +37,8 @@ measured against ``ppo`` on the same 128 selection deals, where the committed ne
   +0.023]. That critic values leaves worse than the network's own value head, so the champion does not use it.
 - ``--expert search:budget=1024`` (imitating the plain search that beats the network's guided search): the network
   agreed with the search's choice in 50% of the searched decisions at the start and put 0.15 nats of entropy on
-  its choices (it is nearly deterministic, with its own way of playing); training raised its entropy without raising
+  its choices (it is nearly deterministic, with its own way of playing); training raised its entropy without
+  raising
   the agreement (0.50, 0.47, 0.40 over 3 rounds), and after 3 rounds it played -0.570 [-0.600, -0.541] a seat
   against the committed network (after 1: -0.073). Imitation of an expert whose play differs this much, from this
   network, passes through worse players first; a run long enough to come out the other side was not made.
@@ -89,7 +91,8 @@ class Config:
     games: int = 128  # games played at once in each round, to their end
     search_share: float = 0.5  # share of the learner's decisions with a real choice that the search decides
     self_play: float = 0.5  # share of games where the learner holds every seat
-    pool: list[str] = field(default_factory=lambda: ["expert"])  # the other games' two opponent seats, drawn per game
+    # the other games' two opponent seats, drawn per game
+    pool: list[str] = field(default_factory=lambda: ["expert"])
     worlds: int = 8  # the search's sampled worlds per decision
     depth: int = 16  # the search's rollout decisions before the critic values the leaf
     top_k: int = 4  # candidates the search tries (the policy's most likely)
@@ -97,7 +100,8 @@ class Config:
     leaf: str = "critic"  # what values the search's leaves: "critic" (the perfect-information one) or "value" (the
     # policy's own head); the critic is used once it has trained for --critic-warmup rounds, the value head before
     critic_warmup: int = 5  # rounds in which the critic learns before the search trusts it (and the policy learns)
-    expert: str = "guided"  # who decides (and labels) the searched decisions: "guided", the search over the current
+    # who decides (and labels) the searched decisions: "guided", the search over the current
+    expert: str = "guided"
     # networks (expert iteration proper), or a fixed agent spec such as "search:budget=1024", whose choice the
     # policy learns on the learner's own games (imitation of a stronger, fixed expert: DAgger)
     epochs: int = 2  # passes over a round's data
@@ -118,7 +122,8 @@ class Config:
     threads: int = 0  # torch threads (0: torch's default, one per core)
     engine_threads: int = 1  # numba threads for the engine and the search (1: no OpenMP region to spin)
     ply_cap: int = 1000  # decisions after which a game is capped (as train_ppo's palace defaults)
-    cap_rule: str = "most_cards"  # how a capped game ends: every seat is placed by cards left, so each has a target
+    # how a capped game ends: every seat is placed by cards left, so each has a target
+    cap_rule: str = "most_cards"
     out: str = "runs"  # the folder that holds the run directory
     name: str | None = None  # the run directory's name (none: exit-<ruleset>-<players>p-seed<seed>)
 
@@ -356,7 +361,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     init = Path(cfg.init) if cfg.init else default_checkpoint(cfg.ruleset, cfg.players)
     source = ckpt_path if resume else init
     if not source.exists():
-        raise ValueError(f"no network to start from at {source}; train one with experiments.train_ppo or pass --init")
+        raise ValueError(f"no network to start from at {source}; train one with experiments.train_ppo or pass "
+                         "--init")
     ck = load_file(source)
     saved = ck["config"]
     if saved["players"] != cfg.players or not same_game(saved["ruleset"], cfg.ruleset, cfg.players):

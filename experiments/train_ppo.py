@@ -15,14 +15,14 @@ value of the seat's current observation.
 
 Writes ``runs/<name>/``: ``progress.csv`` (one row per update), TensorBoard events (when ``tensorboard`` is
 installed), ``learning_curve.png``, ``checkpoint.pt`` (atomic: a temp file, then a rename; loaded with
-``torch.load(weights_only=True)``) and ``eval/`` (tournaments against ``greedy`` and ``expert``). A checkpoint is an
+``torch.load(weights_only=True)``) and ``eval/`` (tournaments against ``greedy`` and ``expert``). A checkpoint is
+an
 agent: ``agents.ppo.load(path)``, ``agents.make("ppo", ruleset, checkpoint=path)``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import random
@@ -51,7 +51,7 @@ from agents.ppo import (
     save_file,
 )
 from experiments import tournament as T
-from experiments.runlog import as_tuples, forget_after, log_row, tensorboard_writer
+from experiments.runlog import as_tuples, forget_after, log_row, read_rows, tensorboard_writer
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
@@ -69,7 +69,8 @@ class Config:
     num_envs: int = 512  # games stepped together
     num_steps: int = 64  # engine steps per game per rollout
     total_steps: int = 2_000_000  # engine steps in all (every seat's decisions count)
-    time_budget: float = 0.0  # seconds of training in this run after which it stops at the end of an update (0: none)
+    # seconds of training in this run after which it stops at the end of an update (0: none)
+    time_budget: float = 0.0
     lr: float = 3e-4  # Adam's step size; on --resume the command line's value is used, not the saved one
     anneal_lr: bool = False  # decay the step size linearly to 0 at total_steps (as in CleanRL)
     gamma: float = 0.995  # rewards come at the end of long games
@@ -81,7 +82,8 @@ class Config:
     vf_coef: float = 0.5  # weight of the value loss
     max_grad_norm: float = 0.5  # gradients are clipped to this global norm
     hidden: int = 128  # width of the two hidden layers
-    squash_obs: bool = False  # the network reads sign(x) * log(1 + |x|) of each observation entry (agents.ppo.Policy)
+    # the network reads sign(x) * log(1 + |x|) of each observation entry (agents.ppo.Policy)
+    squash_obs: bool = False
     # training only: a seat still in when its game reaches the ply cap is charged this much on top of what the env
     # pays it (0 under cap_rule="truncate"; its placing by cards under "most_cards"), so that stalling (in core,
     # picking the pile up for ever; in south_african, countering the last Joker for ever) does not pay better than
@@ -89,10 +91,12 @@ class Config:
     # losing: it gains by ending the game.
     truncation_penalty: float = 1.0
     # training only: potential-based reward shaping (Ng, Harada and Russell, ICML 1999) with the potential
-    # -shaping x the cards the seat still holds (VectorGame.cards_held) at each of its decisions, 0 once its game is
+    # -shaping x the cards the seat still holds (VectorGame.cards_held) at each of its decisions, 0 once its game
+    # is
     # over: a decision's reward gains gamma * potential(its seat's next decision) - potential(this one). It leaves
     # the best policy unchanged and gives a dense signal where an untrained policy's games hardly end (omg: a
-    # penalty's cards count at once). Open trajectories take the potential of the seat's cards when the rollout ends.
+    # penalty's cards count at once). Open trajectories take the potential of the seat's cards when the rollout
+    # ends.
     shaping: float = 0.0
     # the palace rulesets: the learner's policy says ``ready`` with probability at least ready_floor wherever it is
     # legal in setup, the other actions scaled down in proportion (agents.ppo.floor_log_probs), in its rollouts and
@@ -101,10 +105,12 @@ class Config:
     # (experiments/RESULTS.md, core's learning curves). ``ppo`` plays with a floor of 0.001.
     ready_floor: float = 0.0
     self_play: float = 0.5  # share of games where the network holds every seat
-    learner_seats: int = 1  # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
+    # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
+    learner_seats: int = 1
     pool: list[str] = field(default_factory=lambda: ["greedy", "expert"])  # heuristics; one listed twice: drawn 2x
     # kickstarting (Schmitt et al., 2018): a teacher agent (``search:budget=32``) labels a share of the learner's
-    # decisions with its own choice, and the loss adds bc_coef times the cross-entropy of the network's policy to it
+    # decisions with its own choice, and the loss adds bc_coef times the cross-entropy of the network's policy to
+    # it
     teacher: str = ""  # an agent spec ("" for none); agents that need the engine state (search) are given it
     teacher_share: float = 0.1  # share of the learner's decisions with 2+ legal actions the teacher labels
     bc_coef: float = 1.0  # weight of the imitation loss (the mean over the labelled decisions of a minibatch)
@@ -137,17 +143,20 @@ class Config:
 
 
 # What the command line changes per ruleset (the dataclass's own defaults stay the generic ones). The palace games
-# train with a ply cap of 1,000 decisions, as every committed checkpoint did: tables of heuristic agents average 115
+# train with a ply cap of 1,000 decisions, as every committed checkpoint did: tables of heuristic agents average
+# 115
 # (og) to 203 (core) decisions (experiments/RESULTS.md), so a game past 1,000 is mostly a stall, and capping it
 # keeps stalls (the truncation penalty charges them) from filling the buffers. Random play runs longer (core's
 # median is 936 decisions, benchmarks/GAME_LENGTHS.md), which matters only early in a run.
 # core and south_african (house without toggles is core) take the recipe that made their committed checkpoints beat
 # expert: a quarter of the games in self-play, expert drawn three times as often as greedy, the network holding one
 # or two seats against the pool and the last three snapshots. fatality keeps the generic recipe (its checkpoint
-# beats expert with it); og too, for a run from scratch: its checkpoint is such a run fine-tuned against expert alone
+# beats expert with it); og too, for a run from scratch: its checkpoint is such a run fine-tuned against expert
+# alone
 # (--init with --self-play 0 --pool expert --pool-snapshots 0; experiments/RESULTS.md).
 # omg reads squashed observations and trains with shaping: without both a network learned nothing in millions of
-# steps (it chose a matching card no more often than chance); its committed checkpoint added a kickstart by expert first
+# steps (it chose a matching card no more often than chance); its committed checkpoint added a kickstart by expert
+# first
 # (--teacher expert --teacher-share 0.5; experiments/RESULTS.md has both commands).
 _AGAINST_EXPERT = {"self_play": 0.25, "pool": ["greedy", "expert", "expert", "expert"], "learner_seats": 2,
                    "pool_snapshots": 3, "ply_cap": 1000}
@@ -194,7 +203,8 @@ def matching_checkpoint(path: Path, cfg: Config) -> dict:
     saved = ck.get("config", {})
     got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"), saved.get("squash_obs", False))
     if got != (cfg.ruleset, cfg.players, cfg.hidden, cfg.squash_obs):
-        raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}, squash_obs {got[3]}; "
+        raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}, squash_obs "
+                         f"{got[3]}; "
                          f"this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}, {cfg.squash_obs}")
     return ck
 
@@ -669,11 +679,12 @@ def add_shaping(rew_buf: np.ndarray, last_t: np.ndarray, t: int, rows: np.ndarra
 def capped_seats(vg, still_in: np.ndarray, cap_rule: str) -> list[tuple[int, int]]:
     """(game, seat) of every seat still in a game the last step capped: the ones the truncation penalty charges.
     ``still_in`` is who was still in before that step. Under ``truncate`` those the env left unplaced; under
-    ``most_cards``, which places every seat, those still in before the capping step (one going out on that very step
+    ``most_cards``, which places every seat, those still in before the capping step (one going out on that very
+    step
     counts as still in)."""
     out = []
     for g in np.flatnonzero(vg.truncated):
-        placed = set(int(p) for p in vg.final_placing[g] if p >= 0) if cap_rule == "truncate" else set()
+        placed = {int(p) for p in vg.final_placing[g] if p >= 0} if cap_rule == "truncate" else set()
         out += [(int(g), s) for s in range(still_in.shape[1]) if still_in[g, s] and s not in placed]
     return out
 
@@ -767,7 +778,7 @@ def plot_curve(run_dir: Path) -> None:
     path = run_dir / "progress.csv"
     if not path.exists():
         return
-    rows = list(csv.DictReader(open(path)))
+    rows = read_rows(path)
     fig = Figure(figsize=(11, 3.6))
     axes = fig.subplots(1, 2)
     x = [float(r["global_step"]) for r in rows]
@@ -786,7 +797,7 @@ def plot_curve(run_dir: Path) -> None:
         axes[0].legend(fontsize=7)
     ev = run_dir / "eval.csv"
     if ev.exists():
-        erows = list(csv.DictReader(open(ev)))
+        erows = read_rows(ev)
         ex = [float(r["global_step"]) for r in erows]
         for key in erows[-1]:
             if key.endswith("_reward"):

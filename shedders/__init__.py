@@ -14,7 +14,7 @@ from shedders.rules import RULESETS, make_rules
 from shedders.vector import VectorGame, game_seeds
 
 __version__ = "0.1.0"
-__all__ = ["RULESETS", "env", "raw_env", "Match", "PalaceEnv", "VectorGame", "game_seeds", "make_rules"]
+__all__ = ["RULESETS", "Match", "PalaceEnv", "VectorGame", "env", "game_seeds", "make_rules", "raw_env"]
 
 register()
 register_gymnasium_ids()

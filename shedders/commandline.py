@@ -24,7 +24,8 @@ import dataclasses
 import inspect
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def field_docs(cls) -> dict[str, str]:

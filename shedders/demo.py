@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         last = "Shithead" if env.rules.shithead_shaming else "last"
         outcome = f"{last}: player_{loser} ({seat_kind[f'player_{loser}']})"
-    print(f"\nresult: out in order {['player_%d' % p for p in st['placing']]}, {outcome}, {moves} decisions")
+    print(f"\nresult: out in order {[f'player_{p}' for p in st['placing']]}, {outcome}, {moves} decisions")
     return result
 
 

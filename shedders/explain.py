@@ -139,9 +139,7 @@ def is_public(rules, phase: str, name: str) -> bool:
         return True
     if phase == "setup" and name != "ready":
         return False
-    if phase in PRIVATE_WINDOWS and name == "pass":
-        return False
-    return True
+    return not (phase in PRIVATE_WINDOWS and name == "pass")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -178,7 +176,8 @@ def listing(cards) -> str:
 
 
 def target_seat(rules, state: dict, actor: int, k: int) -> int:
-    """The seat ``k`` places after ``actor``: in omg round the table; in the palace family in the direction of play,
+    """The seat ``k`` places after ``actor``: in omg round the table; in the palace family in the direction of
+    play,
     counting only players still in (R-PLAYERS-IN), as the kernels do. ``state`` is a state dict or a :func:`view`
     (both have ``direction`` and each player's ``finished``)."""
     n = rules.num_players
@@ -229,7 +228,7 @@ def _gained(b: dict, a: dict, q: int) -> Counter:
 def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
     out: list[str] = []
     n = rules.num_players
-    S = lambda third, second=None: verb(p, viewer, third, second)  # noqa: E731
+    S = lambda third, second=None: verb(p, viewer, third, second)
     pb, pa = b["players"][p], a["players"][p]
     phase = b["phase"]
     picked = 0  # pile cards that went to p's hand
@@ -247,7 +246,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         return out
     if name == "pass":
         out.append(f"{S('passes', 'pass')}")
-    elif name.startswith("play ") or name.startswith("sneak "):
+    elif name.startswith(("play ", "sneak ")):
         sneak = name.startswith("sneak ")
         body = name.split(" ", 1)[1]
         up = 0
@@ -325,7 +324,8 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         out.append(f"the 3 leaves play{nxt}")
     elif burned:
         gone = len(a["out_of_play"]) - len(b["out_of_play"])
-        out.append(f"the pile burns ({gone} card{'s' if gone > 1 else ''} {'leave' if gone > 1 else 'leaves'} play)")
+        out.append(f"the pile burns ({gone} card{'s' if gone > 1 else ''} {'leave' if gone > 1 else 'leaves'} "
+                   "play)")
     if a["direction"] != b["direction"] and not a["over"]:
         way = "clockwise" if a["direction"] == 1 else "counter-clockwise"
         out.append(f"the direction of play reverses: now {way}")
@@ -362,7 +362,8 @@ def _palace_next(rules, b, a, p, name, burned, picked, viewer) -> list[str]:
         n = rules.num_players
         left = [q for q in range(n) if q not in a["placing"]]
         if lookup(rules.name).first_out_wins:
-            out.append(f"game over: {who(a['placing'][0], viewer)} {'win' if a['placing'][0] == viewer else 'wins'}"
+            out.append(f"game over: {who(a['placing'][0], viewer)} "
+                       f"{'win' if a['placing'][0] == viewer else 'wins'}"
                        if a["placing"] else "game over")
         elif len(left) == 1:
             last = "the Shithead" if getattr(rules, "shithead_shaming", False) else "last"
@@ -412,7 +413,8 @@ def _card(deck, name: str) -> tuple[str, str, int, bool]:
 
 
 POWER_WORDS = {  # (the power in the rules' words, what the player does: third person, second person)
-    "Zeus": ("choose another player; that player draws 2", "chooses a player to draw 2", "choose a player to draw 2"),
+    "Zeus": ("choose another player; that player draws 2", "chooses a player to draw 2", "choose a player to "
+                                                                                         "draw 2"),
     "Ares": ("each other player draws 1", "each other player draws 1", "each other player draws 1"),
     "Athena": ("discard half of your hand, rounded down", "discards half of the hand",
                "discard half of your hand"),
@@ -420,8 +422,8 @@ POWER_WORDS = {  # (the power in the rules' words, what the player does: third p
                 "choose a number to discard up to 2 of"),
     "Demeter": ("choose a color; discard up to 2 cards of it", "chooses a color to discard up to 2 of",
                 "choose a color to discard up to 2 of"),
-    "Apollo": ("reveal the deck's top card; discard up to 2 cards matching its color, number or god (one of the "
-               "three)", "may discard up to 2 cards matching it", "may discard up to 2 cards matching it"),
+    "Apollo": (("reveal the deck's top card; discard up to 2 cards matching its color, number or god (one of the "
+               "three)"), "may discard up to 2 cards matching it", "may discard up to 2 cards matching it"),
     "Aphrodite": ("choose another player; that player loses the next turn", "chooses a player to lose a turn",
                   "choose a player to lose a turn"),
     "Hephaestus": ("discard a card", "discards a card", "discard a card"),
@@ -447,7 +449,7 @@ def _hermes_copy(deck, pile: list[str]) -> str | None:
 def _explain_omg(rules, b, a, p, name, label, viewer) -> list[str]:
     deck = rules.deck
     out: list[str] = []
-    S = lambda third, second=None: verb(p, viewer, third, second)  # noqa: E731
+    S = lambda third, second=None: verb(p, viewer, third, second)
     n = rules.num_players
     penalty_draw = None  # the actor's draw explained by the penalty sentence
     if name.startswith("play "):
@@ -539,7 +541,8 @@ def _explain_omg(rules, b, a, p, name, label, viewer) -> list[str]:
 # --------------------------------------------------------------------------------------------------------------
 # the rules in short ('?' in the terminal, the web page's help)
 # --------------------------------------------------------------------------------------------------------------
-PALACE_COMMON = ("Play one or more cards of one rank, equal to or higher than the pile's top (2 < 3 < ... < K < A), "
+PALACE_COMMON = ("Play one or more cards of one rank, equal to or higher than the pile's top (2 < 3 < ... < K < "
+                 "A), "
                  "or pick the pile up. Hand first; face-up cards once the hand and draw pile are empty; face-down "
                  "cards last, flipped blind. Draw back to 3 while the draw pile lasts.")
 def rules_text(rules) -> str:

@@ -19,7 +19,8 @@ last decision.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -52,7 +53,8 @@ def _as_policy(p) -> Policy:
         return act
     if callable(p):
         return p
-    raise ValueError(f"an opponent must be a callable (observation, action_mask) -> actions, or have .act; got {p!r}")
+    raise ValueError("an opponent must be a callable (observation, action_mask) -> actions, or have .act; got "
+                     f"{p!r}")
 
 
 def _spaces(rules):
@@ -69,7 +71,7 @@ def _spaces(rules):
 class SingleAgentEnv(gymnasium.Env):
     """One game; the learner sits at ``learner_seat`` (an int, or ``"random"`` for a new seat each episode)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -96,7 +98,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._default_opponent = opponents is None  # random, drawn from a generator seeded by reset(seed=...)
         self.opponent = _as_policy(opponents)
         self.observation_space, self.action_space = _spaces(self.rules)
-        self.env = family_of(self.rules).env_class(self.rules)  # the game, as the AEC env plays it (the learner's seat is one of it)
+        # the game, as the AEC env plays it (the learner's seat is one of it)
+        self.env = family_of(self.rules).env_class(self.rules)
         self._num_actions = self.action_space.n
 
     # ------------------------------------------------------------------------------------------------------------
@@ -175,7 +178,7 @@ class VectorSingleAgentEnv(gymnasium.vector.VectorEnv):
     by one batched ``opponents`` policy. Autoreset is SAME_STEP: when a learner's episode ends, the returned
     observation is already the next episode's first, and ``infos["final_obs"]`` holds the last one."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata: ClassVar[dict] = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(
         self,

@@ -22,7 +22,8 @@ reordered, dropped or appended line breaks the chain at that line, and a file cu
 whole file with a fresh chain. That is why :func:`replay` also plays every decision again and checks every field
 (agent, ply, action, name, the state after it, and the end line's placing, rewards and truncation) against the
 env: a consistent forgery must be a real game. A header's ``seed`` is checked too: for a game the env or a
-tournament dealt from it (``source`` ``"env"`` or ``"tournament"``), the seed must deal ``initial_state`` and ``rng``
+tournament dealt from it (``source`` ``"env"`` or ``"tournament"``), the seed must deal ``initial_state`` and
+``rng``
 again. Files of format 1 (no chain, end line optional) load only when asked for with ``legacy=True``
 (``shedders replay --legacy``): setting a file's format line back to 1 would otherwise drop every chain check.
 
@@ -35,9 +36,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -87,7 +88,7 @@ class Replay:
     end: dict | None = None
 
     @classmethod
-    def start(cls, rules, initial_state: dict, rng, seed=None, players=None, source: str = "env") -> "Replay":
+    def start(cls, rules, initial_state: dict, rng, seed=None, players=None, source: str = "env") -> Replay:
         """A replay of a game starting at ``initial_state`` with random stream ``rng`` (uint64)."""
         n = rules.num_players
         players = list(players) if players is not None else [f"player_{i}" for i in range(n)]
@@ -108,7 +109,7 @@ class Replay:
         return cls(json.loads(json.dumps(header, default=_jsonable)))
 
     @classmethod
-    def from_lines(cls, lines: list[dict]) -> "Replay":
+    def from_lines(cls, lines: list[dict]) -> Replay:
         """The replay of ``lines()`` (header, steps, optional end)."""
         end = lines[-1] if len(lines) > 1 and lines[-1].get("type") == "end" else None
         return cls(lines[0], list(lines[1:-1] if end else lines[1:]), end)
@@ -213,7 +214,8 @@ def _parse(texts, path: str, legacy: bool = False) -> Replay:
         raise ReplayError(f"{path}:1: the header's rng must be a decimal uint64, got {header['rng']!r}")
     chained = header["format"] != "shedders-replay/1"
     if not chained and not legacy:
-        raise ReplayError(f"{path}: format shedders-replay/1 carries no digest chain, so nothing shows the file is "
+        raise ReplayError(f"{path}: format shedders-replay/1 carries no digest chain, so nothing shows the file "
+                          "is "
                           f"whole; read it only if you trust it (shedders replay --legacy, load(..., legacy=True))")
     prev = ""
     rep = Replay(header)

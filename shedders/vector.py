@@ -46,14 +46,16 @@ class VectorGame:
     Arguments are those of ``shedders.env`` (``base``, ``rules``, ``ply_cap``) plus ``num_envs`` and ``seed``;
     ``num_threads`` sets numba's thread count for this process (default: all cores). With ``autoreset=False`` a
     finished game stays over until ``redeal_finished()``, so its final state can be read first. With
-    ``write_observations=False`` ``step()`` leaves ``observation`` as it was (masks, rewards and everything else are
+    ``write_observations=False`` ``step()`` leaves ``observation`` as it was (masks, rewards and everything else
+    are
     written as always), for callers that need no observation every step (random or mask-only rollouts,
     throughput measurements); ``observe(current_player)`` writes them on demand. ``reset()`` always writes them.
 
     Arrays, batch first, updated in place:
 
     - ``observation`` int8 (B, obs): the acting seat's observation; ``action_mask`` int8 (B, A);
-      ``current_player`` int8 (B,): the acting seat; ``num_legal`` int16 (B,): how many actions are legal, and ``legal_ids`` int16 (B, A): their ids in
+      ``current_player`` int8 (B,): the acting seat; ``num_legal`` int16 (B,): how many actions are legal, and
+      ``legal_ids`` int16 (B, A): their ids in
       ``legal_ids[g, :num_legal[g]]``.
     - ``rewards`` float32 (B, P): the last step's rewards for every seat; ``terminated``, ``truncated`` bool (B,).
     - ``final_placing`` int8 (B, P): for games that ended in the last step, seats in finishing order (the loser
@@ -150,7 +152,8 @@ class VectorGame:
         """``actions`` as the contiguous int64 array the kernels take, every value checked to be -1 or legal in its
         game (whatever ``check`` says: one pass over the batch, well under 1% of a step), before any game moves."""
         a = _int_array(actions, (self.num_envs,), "actions")
-        if a.dtype != np.int64 or not a.flags.c_contiguous:  # a strided or narrow array: copied, never compiled for
+        # a strided or narrow array: copied, never compiled for
+        if a.dtype != np.int64 or not a.flags.c_contiguous:
             if a.min() < -1 or a.max() >= self.num_actions:  # before the conversion, which would wrap a huge value
                 self._refuse(a, int(np.flatnonzero((a < -1) | (a >= self.num_actions))[0]))
             self._actions[:] = a

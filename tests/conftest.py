@@ -83,7 +83,8 @@ def pytest_report_header(config):
     from shedders.engine.cache import cached_kernels
 
     n = cached_kernels()
-    return (f"numba kernels cached: {n}" if n else "numba kernels cached: none; the first tests compile them (a few "
+    return (f"numba kernels cached: {n}" if n else "numba kernels cached: none; the first tests compile them (a "
+                                                   "few "
             "minutes on two cores; the output sits still meanwhile)")
 
 

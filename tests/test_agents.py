@@ -265,7 +265,8 @@ def test_search_beats_greedy_in_fatality(tmp_path):
 
 @pytest.mark.slow
 def test_an_oracle_that_models_the_field_beats_one_that_models_greedy_against_random_players(tmp_path):
-    """The fictive player best-responds to the table it models: against three random players in og, the oracle whose
+    """The fictive player best-responds to the table it models: against three random players in og, the oracle
+    whose
     rollouts play the others at random scores above the one whose rollouts play them as greedy (which scored below
     greedy itself: RESULTS' relative skill above 1). Same deals for both (duplicate format), paired test."""
     from experiments import stats as S
@@ -296,7 +297,8 @@ def test_search_opponent_models_are_checked_and_default_to_the_rollout_policy():
 
 @pytest.mark.parametrize("ruleset,rollout", [("south_african", "greedy"), ("core", "expert"), ("omg", "expert")])
 def test_search_past_its_patience_plays_its_rollout_policy(ruleset, rollout):
-    """Past ``patience`` decisions a game is no longer searched: ``search`` plays its rollout policy's agent, seeded
+    """Past ``patience`` decisions a game is no longer searched: ``search`` plays its rollout policy's agent,
+    seeded
     with its own seed (so with patience 0 it plays exactly as that agent from the first decision), and below it
     searches exactly as a search without patience (same seed, same actions)."""
     vg = shedders.VectorGame(ruleset, 16, 4, seed=5)
@@ -389,8 +391,7 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
     agent._scratch(1)
     vg = shedders.VectorGame("core", 1, n, seed=5)
     vg.reset()
-    rng = np.random.default_rng(0)
-    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies, 0,  # noqa: E731
+    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies, 0,
                     agent._leaf_w, agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0],
                     agent._offsets)
     by_legal = {}
@@ -412,7 +413,8 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
                     vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps,
                                                   plies, leaf, leaf_w, mask2, ids2, pool, pol, oth, obs, off)
                 done = upto
-                alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]  # stable: legal order on ties
+                # stable: legal order on ties
+                alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]
             assert got == alive[0]
             if nl == 2:
                 assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf,
@@ -425,7 +427,8 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
 
 @pytest.mark.parametrize("ruleset", ["core", "fatality"])
 def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_the_game(ruleset):
-    """``leaf="cards"``: a rollout cut after m decisions is worth to the viewer exactly what the same rollout earns in
+    """``leaf="cards"``: a rollout cut after m decisions is worth to the viewer exactly what the same rollout earns
+    in
     a game whose ply cap falls m decisions ahead with ``cap_rule="most_cards"`` (the players still in go out by the
     cards they hold). Checked from many states of real games, for every seat as the viewer; ``leaf="none"`` counts
     only the rewards collected before the cut, which differs from the capped game's wherever the cut comes first."""

@@ -6,10 +6,10 @@ import importlib
 
 import numpy as np
 import pytest
+from conftest import P, act, make, state
 from pettingzoo.test import api_test, seed_test
 
 import shedders
-from conftest import P, act, make, state
 from shedders.engine import palace as K
 
 COUNTS = (

@@ -1,4 +1,5 @@
-"""The web app in a real headless browser (Debian's chromium, driven by playwright): whole games of core, og and omg
+"""The web app in a real headless browser (Debian's chromium, driven by playwright): whole games of core, og and
+omg
 played by clicking the ``data-action`` buttons, a spectated game, and the replay viewer; screenshots must show
 something. CI installs chromium (``.ci/run``); there a missing browser fails these tests instead of skipping them."""
 
@@ -8,7 +9,6 @@ import json
 import os
 import shutil
 
-import numpy as np
 import pytest
 
 from shedders import replay as R
@@ -19,11 +19,12 @@ pytestmark = pytest.mark.slow
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     if os.environ.get("CI"):
-        raise RuntimeError("the browser tests need Debian's chromium (.ci/run installs it: apt-get install chromium)")
+        raise RuntimeError("the browser tests need Debian's chromium (.ci/run installs it: apt-get install "
+                           "chromium)")
     pytest.skip("chromium is not installed (apt-get install chromium); CI fails instead of skipping",
                 allow_module_level=True)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
@@ -149,7 +150,8 @@ def test_a_bad_start_shows_the_message_and_starts_nothing(page):
 
 def test_the_page_loads_its_icon_shows_no_seed_before_the_end_and_keeps_log_numbers_whole(page, site):
     """The favicon is served (no 404 on every page); the status line shows no seed while the game runs and says
-    the game is over at its end; the event log's numbers (from 100 on) sit inside the list, not clipped at its edge;
+    the game is over at its end; the event log's numbers (from 100 on) sit inside the list, not clipped at its
+    edge;
     the content security policy blocks nothing the page itself uses."""
     url, _ = site
     failed: list[str] = []

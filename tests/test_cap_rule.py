@@ -1,4 +1,5 @@
-"""R-CAP-TRUNCATE, the ply cap: "a game that reaches the ply cap ... ends truncated: players still in get 0, players
+"""R-CAP-TRUNCATE, the ply cap: "a game that reaches the ply cap ... ends truncated: players still in get 0,
+players
 already out keep what they got. With cap_rule="most_cards" ... a capped game is decided instead: players still in
 are placed by the cards they hold in every zone, fewest first, ties broken by seat order starting from the player
 to act; the last placed is the Shithead (-1 in the palace family; in omg the first placed wins). The game is still
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import P
 
 import shedders
-from conftest import P
 from shedders import replay as R
 
 

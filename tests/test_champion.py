@@ -11,8 +11,16 @@ import pytest
 import agents
 import shedders
 from agents.base import act_in
-from agents.champion import (LEAF_SEARCH, MAX_WORLDS, MIN_LEAF_TIME, SECONDS_PER_ROLLOUT, SECONDS_PER_WORLD,
-                             leaf_budget, machine_slowdown, search_budget)
+from agents.champion import (
+    LEAF_SEARCH,
+    MAX_WORLDS,
+    MIN_LEAF_TIME,
+    SECONDS_PER_ROLLOUT,
+    SECONDS_PER_WORLD,
+    leaf_budget,
+    machine_slowdown,
+    search_budget,
+)
 from shedders.engine.palace import layout as K
 from shedders.rules import RULESETS
 
@@ -116,7 +124,8 @@ def test_a_budget_that_buys_the_search_makes_it_the_champion_within_that_budget(
 def test_a_budget_from_the_measured_size_buys_the_cut_search_with_the_fitted_leaf_within_that_budget(ruleset):
     """From the smallest budget measured (5 ms in core and fatality, 10 ms in og) to below the full search's 25 ms,
     the champion is ``search`` with rollouts cut after ``max_plies`` decisions and valued by the fitted leaf
-    (``leaf=value``), as many as the budget buys at the ruleset's cut-rollout cost; below it the next champion plays
+    (``leaf=value``), as many as the budget buys at the ruleset's cut-rollout cost; below it the next champion
+    plays
     (guided, or ppo in og); south_african and house with other rules keep theirs."""
     least = MIN_LEAF_TIME[ruleset]
     below = agents.make("champion", ruleset=ruleset, num_players=4, time_budget=least - 1e-4).chosen
@@ -145,7 +154,8 @@ def test_the_champion_is_reproducible_from_its_seed():
 
 
 def test_omgs_champion_uses_the_fitted_leaf_where_its_weights_play_the_table(tmp_path):
-    """omg's champion at 4 players rolls out without random moves and values the cut by the fitted model of who wins
+    """omg's champion at 4 players rolls out without random moves and values the cut by the fitted model of who
+    wins
     (the weights are for 4 players and the shipped deck); at other player counts, or on another deck, it is omg's
     search with its defaults."""
     from shedders.rules.omg import DEFAULT_DECK

@@ -19,7 +19,7 @@ OUTSIDE = ("../shared", "shared/", "RULINGS.md", "seeds/", "CONTRACT.md", "781c3
 
 
 def defined_rulings() -> set[str]:
-    return set(re.findall(r"^- \*\*(R-[A-Z0-9-]+)\*\*", RULINGS.read_text(), re.M))
+    return set(re.findall(r"^- \*\*(R-[A-Z0-9-]+)\*\*", RULINGS.read_text(), re.MULTILINE))
 
 
 def test_every_ruling_the_code_cites_is_in_docs_rulings():

@@ -64,7 +64,8 @@ def test_an_8_skips_the_next_player_and_two_8s_skip_two():
 
 def test_a_queen_reverses_the_direction():
     env = scenario("south_african", [{"hand": ["Q", "4"]}, {"hand": ["K"]}, {"hand": ["A"]}], pile=["6"])
-    assert told(env, "play 1xQ", 1) == ["player_0 plays a Q", "the direction of play reverses: now counter-clockwise"]
+    assert told(env, "play 1xQ", 1) == ["player_0 plays a Q", "the direction of play reverses: now "
+                                                              "counter-clockwise"]
 
 
 def test_an_ace_nominates_a_player_who_must_answer():
@@ -93,8 +94,8 @@ def test_a_pass_on_a_joker_counter_is_not_told_to_others():
     before = env.state_dict()
     env.step(env.action_id("pass"))
     after = env.state_dict()
-    assert explain_step(env.rules, before, after, seat, "pass", 2) == ["nobody counters: player_1 must pick up "
-                                                                        "the pile"] or \
+    assert explain_step(env.rules, before, after, seat, "pass", 2) == [("nobody counters: player_1 must pick up "
+                                                                        "the pile")] or \
         explain_step(env.rules, before, after, seat, "pass", 2) == []
     assert explain_step(env.rules, before, after, seat, "pass", 1)[0] == "you pass"
 
@@ -321,7 +322,7 @@ def reshuffled(rules, state: dict, viewer: int, rng) -> dict:
         return s
     from shedders.engine.palace.layout import RANK_NAMES
     ranks = [r for r in RANK_NAMES if r != "JOKER"]
-    pick = lambda k: [ranks[i] for i in rng.integers(len(ranks), size=k)]  # noqa: E731
+    pick = lambda k: [ranks[i] for i in rng.integers(len(ranks), size=k)]
     for q, p in enumerate(s["players"]):
         p["face_down"] = pick(len(p["face_down"]))
         if q != viewer:

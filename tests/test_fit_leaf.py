@@ -37,7 +37,7 @@ def test_a_tiny_fit_writes_finite_weights_reproducibly_that_the_search_can_load(
 def test_the_order_targets_list_the_seats_still_in_as_they_went_out(ruleset):
     """``--model order``'s targets: every seat still in at the state, each once, in the order the target rollout
     put them out (it closes with the loser); og's game ends at its first out, so only that seat is known."""
-    x, alive, order = F.sample(ruleset, 4, 300, 3, 0.2, 2000, progress=False)
+    _x, alive, order = F.sample(ruleset, 4, 300, 3, 0.2, 2000, progress=False)
     for a, o in zip(alive, order):
         known = o[o >= 0]
         assert len(set(known)) == len(known) and np.all(a[known])

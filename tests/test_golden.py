@@ -1,7 +1,6 @@
 """Seeded games replay exactly as recorded in tests/golden (regenerate with tests/golden_playthroughs.py)."""
 
 import pytest
-
 from golden_playthroughs import CASES, path, playthrough
 
 

@@ -54,7 +54,7 @@ def test_single_agent_same_seed_same_episode():
         trace = [obs["observation"].tobytes()]
         for _ in range(50):
             a = int(np.flatnonzero(obs["action_mask"])[0])
-            obs, r, term, trunc, _ = env.step(a)
+            obs, _r, term, trunc, _ = env.step(a)
             trace.append(obs["observation"].tobytes())
             if term or trunc:
                 break

@@ -7,10 +7,10 @@ import copy
 
 import numpy as np
 import pytest
+from conftest import P
 
 import agents
 import shedders
-from conftest import P
 from shedders.engine import palace as K
 
 

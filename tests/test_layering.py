@@ -8,7 +8,8 @@
 - above ``envs`` and ``vector`` nobody imports a kernel module: only ``shedders.engine.search`` (the single
   implementation of each rollout strategy) and the ``layout`` modules (constants, action ids, state layout);
 - nobody reads another object's private attribute (``obj._name``; ``self._name`` is the object's own);
-- above ``rules`` and ``engine`` no code compares with a ruleset or family name, or lists rulesets by hand: it reads
+- above ``rules`` and ``engine`` no code compares with a ruleset or family name, or lists rulesets by hand: it
+reads
   the ruleset's record (``shedders.rules.lookup``) or a table keyed by family (``shedders.envs.family``).
 """
 

@@ -8,6 +8,7 @@ import pytest
 
 import agents
 import shedders
+from experiments.runlog import read_rows
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
 
@@ -44,7 +45,8 @@ def test_a_tournament_rerun_with_other_agents_never_reuses_the_saved_chunks(tmp_
 
 
 def test_a_tournament_keys_a_checkpoint_by_its_content(tmp_path):
-    torch = pytest.importorskip("torch")
+    import torch
+
     from agents.ppo import load_file, save_file
     from experiments import tournament as T
 
@@ -145,7 +147,6 @@ def train(tmp_path, *extra):
 
 
 def test_a_new_run_never_overwrites_an_old_one(tmp_path, capsys):
-    pytest.importorskip("torch")
     train(tmp_path, "--total-steps", "256")
     run = tmp_path / "run"
     files = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
@@ -157,7 +158,6 @@ def test_a_new_run_never_overwrites_an_old_one(tmp_path, capsys):
 
 
 def test_resume_without_a_checkpoint_is_refused(tmp_path, capsys):
-    pytest.importorskip("torch")
     with pytest.raises(SystemExit):
         train(tmp_path, "--total-steps", "256", "--resume")
     assert "holds no checkpoint to continue from" in capsys.readouterr().err
@@ -165,23 +165,23 @@ def test_resume_without_a_checkpoint_is_refused(tmp_path, capsys):
 
 
 def test_progress_holds_each_update_once_after_a_kill_and_a_resume(tmp_path):
-    pytest.importorskip("torch")
     import csv
 
     train(tmp_path, "--total-steps", "256", "--checkpoint-every", "1")  # 2 updates, checkpoint at 2
     progress = tmp_path / "run" / "progress.csv"
-    rows = list(csv.DictReader(open(progress)))
+    rows = read_rows(progress)
     with open(progress, "a", newline="") as f:  # what a run killed after update 3, before its checkpoint, leaves
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writerow({**rows[-1], "update": 3})
     (tmp_path / "run" / "eval" / "update-000003").mkdir(parents=True)  # and a half-played evaluation of it
     train(tmp_path, "--total-steps", "512", "--checkpoint-every", "1", "--resume")
-    assert [int(r["update"]) for r in csv.DictReader(open(progress))] == [1, 2, 3, 4]
+    assert [int(r["update"]) for r in read_rows(progress)] == [1, 2, 3, 4]
     assert not (tmp_path / "run" / "eval" / "update-000003").exists()
 
 
 def test_a_damaged_checkpoint_is_refused(tmp_path):
-    torch = pytest.importorskip("torch")
+    import torch
+
     from agents.ppo import load_file, save_file
     from experiments import train_ppo as T
 
@@ -199,8 +199,8 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
         ck.write_bytes(bytes(flipped))
         try:
             torch.load(ck, weights_only=True)
-        except Exception:
-            continue  # this flip broke the file's structure: torch itself refuses it
+        except Exception:  # noqa: BLE001, S112  (any error: this flip broke the file's structure, torch refuses it)
+            continue
         with pytest.raises(ValueError, match="damaged|not a readable checkpoint"):
             load_file(ck)
         break
@@ -218,7 +218,8 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
 
 
 def test_every_committed_checkpoint_carries_a_matching_checksum():
-    torch = pytest.importorskip("torch")
+    import torch
+
     from agents.ppo import CHECKPOINTS, content_digest
 
     for path in sorted(CHECKPOINTS.glob("*.pt")):
@@ -227,7 +228,6 @@ def test_every_committed_checkpoint_carries_a_matching_checksum():
 
 
 def test_ctrl_c_in_training_says_where_the_last_checkpoint_is(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("torch")
     from experiments import train_ppo as T
 
     train(tmp_path, "--total-steps", "256", "--checkpoint-every", "1")

@@ -5,16 +5,15 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import ipykernel  # noqa: F401  (the kernel the notebooks run in: a missing one fails here, not skips)
+import nbclient  # noqa: F401
+import nbformat
 import pytest
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-
-pytest.importorskip("nbclient")
-nbformat = pytest.importorskip("nbformat")
-pytest.importorskip("ipykernel")
 
 
 def _build():

@@ -7,14 +7,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_seed001_omg import make
 
 import agents
 import shedders
 from shedders.engine import omg as O
 from shedders.engine.search import omg_policies as OP
 from shedders.engine.search import omg_search as OS
-from test_seed001_omg import make
-
 
 DECK = ["Artemis Wave 1", "Artemis Wave 3", "Demeter Fire 4", "Hephaestus Wave 1", "Hephaestus Wave 3"]
 
@@ -74,7 +73,7 @@ def test_determinization_keeps_what_the_player_sees_and_resamples_the_rest(n, se
             if s.revealed[g] >= 0:
                 assert w.deck[0, w.deck_len[0] - 1] == s.revealed[g]
 
-            def unseen(st_, r):  # the multiset of cards outside the viewer's hand and the pile
+            def unseen(st_, r, viewer=viewer):  # the multiset of cards outside the viewer's hand and the pile
                 c = st_.hand[r].sum(axis=0) - st_.hand[r, viewer]
                 return c + np.bincount(st_.deck[r, : st_.deck_len[r]], minlength=c.shape[0])
 
@@ -159,7 +158,8 @@ def test_the_fitted_leaf_reads_each_seat_and_prices_the_winner_model(n, seed):
 
 def test_the_search_loads_omgs_fitted_leaf_plays_legally_and_refuses_another_deck(tmp_path):
     """The committed omg weights (``experiments/fit_leaf.py --ruleset omg``) learned more than the hand-size count
-    the default leaf uses; ``search:leaf=value`` loads them, plays only legal actions, and refuses a game whose deck
+    the default leaf uses; ``search:leaf=value`` loads them, plays only legal actions, and refuses a game whose
+    deck
     is not the one they were fitted on, or a player count without weights."""
     import json
 
@@ -167,7 +167,8 @@ def test_the_search_loads_omgs_fitted_leaf_plays_legally_and_refuses_another_dec
     from shedders.rules.omg import DEFAULT_DECK
 
     fitted = json.loads((LEAF_WEIGHTS / "leaf-omg-4p.json").read_text())
-    assert fitted["model"] == "winner" and fitted["command"].startswith("python -m experiments.fit_leaf --ruleset omg")
+    assert fitted["model"] == "winner" and fitted["command"].startswith("python -m experiments.fit_leaf "
+                                                                        "--ruleset omg")
     assert fitted["test_nll"] < fitted["soft_cards_nll"] < fitted["uniform_nll"]
     agent = agents.make("search", "omg", 4, seed=0, budget=24, leaf="value")
     assert agent._leaf_code == OS.LEAF_FITTED and np.array_equal(agent._leaf_w, fitted["weights"])

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves the
 pexpect = pytest.importorskip("pexpect")
 
 PROMPT = r"your move \[1-(\d+), \? for help\]: "
-MENU_LINE = re.compile(r"^\s+(\d+)\) (.+?)\s*$", re.M)
+MENU_LINE = re.compile(r"^\s+(\d+)\) (.+?)\s*$", re.MULTILINE)
 
 
 def command() -> tuple[str, list[str]]:
@@ -50,7 +50,7 @@ def test_a_human_plays_a_whole_game_in_a_terminal(ruleset, opponents, seed, tmp_
     child.expect(PROMPT)
     transcript.append(child.before)
     # bad input is refused and asked again; the menu stays the same and nothing moves
-    menu = dict((int(k), v) for k, v in MENU_LINE.findall(child.before))
+    menu = {int(k): v for k, v in MENU_LINE.findall(child.before)}
     for bad, answer in [("abc", "not a number or a move: 'abc'"), ("0", "no move 0"), ("99", "no move 99"),
                         ("", "not a number or a move: ''"), ("play 4x9", "'play 4x9' is not legal now"),
                         ("-3", "no move -3")]:
@@ -65,7 +65,7 @@ def test_a_human_plays_a_whole_game_in_a_terminal(ruleset, opponents, seed, tmp_
         transcript.append(child.before)
         if i != 0:
             break
-        menu = dict((int(k), v) for k, v in MENU_LINE.findall(child.before.split("your moves:")[-1]))
+        menu = {int(k): v for k, v in MENU_LINE.findall(child.before.split("your moves:")[-1])}
         assert menu and sorted(menu) == list(range(1, len(menu) + 1))
         child.sendline(str(pick(menu)))
         decisions += 1
@@ -92,7 +92,7 @@ def test_a_human_plays_a_whole_game_in_a_terminal(ruleset, opponents, seed, tmp_
 
 
 def menu_first_name(screen: str, k: int) -> str:
-    return dict((int(a), b) for a, b in MENU_LINE.findall(screen))[k]
+    return {int(a): b for a, b in MENU_LINE.findall(screen)}[k]
 
 
 def test_the_same_seed_deals_the_same_game():
@@ -140,7 +140,7 @@ def test_the_readme_screen_capture_is_a_real_game():
     from shedders.play import main
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    capture = re.search(r"--seed 2 --save my_game.jsonl\n```\n\n```text\n(.*?)```", readme, re.S).group(1)
+    capture = re.search(r"--seed 2 --save my_game.jsonl\n```\n\n```text\n(.*?)```", readme, re.DOTALL).group(1)
     out: list[str] = []
     answers = iter(["1", "1", "1", "x", "?", "1", "1", "q"])
 
@@ -164,7 +164,7 @@ def test_every_ruleset_plays_to_the_end_in_the_terminal_game(ruleset, players, e
 
     def read(prompt):
         screen = "\n".join(out).split("your moves:")[-1]
-        return str(pick(dict((int(k), v) for k, v in MENU_LINE.findall(screen))))
+        return str(pick({int(k): v for k, v in MENU_LINE.findall(screen)}))
 
     save = tmp_path / "g.jsonl"
     assert main(["--ruleset", ruleset, "--players", str(players), "--opponents", "greedy,random", "--seed", "1",

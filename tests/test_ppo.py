@@ -1,4 +1,5 @@
-"""PPO: a tiny training run gives finite losses and an exact checkpoint round trip, --resume continues from the same
+"""PPO: a tiny training run gives finite losses and an exact checkpoint round trip, --resume continues from the
+same
 counters, and masking means no illegal action is ever sampled."""
 
 from __future__ import annotations
@@ -7,14 +8,13 @@ import csv
 
 import numpy as np
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-import agents  # noqa: E402
-import shedders  # noqa: E402
-from agents.ppo import (Policy, legal_index, legal_log_probs, load, masked_logits, packed_legal,  # noqa: E402
-                        sample_masked)
-from experiments import train_ppo as P  # noqa: E402
+import agents
+import shedders
+from agents.ppo import Policy, legal_index, legal_log_probs, load, masked_logits, packed_legal, sample_masked
+from experiments import train_ppo as P
+from experiments.runlog import read_rows
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
 
@@ -28,7 +28,7 @@ def run(tmp_path, *extra):
 
 def test_a_tiny_training_run_is_finite_and_its_checkpoint_round_trips(tmp_path):
     out = run(tmp_path, "--ruleset", "core", "--total-steps", "384")
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert len(rows) == 3 and out["counters"]["update"] == 3 and out["counters"]["global_step"] == 384
     for r in rows:
         for k in ("loss", "pg_loss", "v_loss", "entropy", "approx_kl", "sps"):
@@ -59,7 +59,7 @@ def test_resume_continues_from_the_same_counters(tmp_path):
     out = run(tmp_path, "--ruleset", "fatality", "--total-steps", "512", "--resume")
     assert ck1["counters"]["update"] == 2 and out["counters"]["update"] == 4
     assert out["counters"]["global_step"] == 512 and out["counters"]["episodes"] >= ck1["counters"]["episodes"]
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
     out = run(tmp_path, "--ruleset", "fatality", "--total-steps", "1024", "--num-envs", "16", "--resume")
     assert out["counters"]["update"] == 6 and out["counters"]["global_step"] == 1024  # 2 more of 256 steps each
@@ -130,7 +130,7 @@ def test_anneal_lr_decays_linearly_and_resume_takes_the_command_lines_lr(tmp_pat
     ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
     assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.0005)  # update 2 of 2
     run(tmp_path, "--ruleset", "core", "--total-steps", "512", "--lr", "0.0002", "--resume")  # no anneal now
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert [float(r["lr"]) for r in rows] == pytest.approx([0.001, 0.0005, 0.0002, 0.0002])
     ck = torch.load(tmp_path / "tiny" / "checkpoint.pt", weights_only=True)
     assert ck["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.0002)
@@ -171,7 +171,8 @@ def test_a_game_dealt_against_a_snapshot_finishes_against_it_when_the_pool_drops
 
 
 def test_resume_purges_the_tensorboard_events_a_killed_run_wrote_after_its_checkpoint(tmp_path):
-    """A killed run logs updates past its checkpoint; on --resume those are written again. TensorBoard's reader must
+    """A killed run logs updates past its checkpoint; on --resume those are written again. TensorBoard's reader
+    must
     see each update once (the resumed writer purges steps past the checkpoint), as progress.csv does."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -205,7 +206,7 @@ def test_a_teacher_labels_real_choices_and_its_loss_is_logged(tmp_path):
     """--teacher search: the search agent gets the engine state (as does a search agent in the pool)."""
     out = run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--teacher", "search:budget=4",
               "--teacher-share", "1", "--self-play", "0.5", "--pool", "search:budget=2")  # search in the pool too
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert out["counters"]["update"] == 2
     for r in rows:
         assert np.isfinite(float(r["bc_loss"])) and float(r["bc_loss"]) > 0
@@ -283,7 +284,7 @@ def test_reward_shaping_adds_up_to_the_first_potential_whatever_is_played(gamma)
 def test_omg_trains_with_shaping_and_bad_shaping_is_refused(tmp_path):
     out = run(tmp_path, "--ruleset", "omg", "--total-steps", "256", "--pool", "greedy", "--shaping", "0.05")
     assert out["counters"]["update"] == 2
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert all(np.isfinite(float(r["loss"])) for r in rows)
     with pytest.raises(SystemExit):
         P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--ruleset", "omg", "--shaping", "-1"])
@@ -316,7 +317,8 @@ def test_squash_obs_is_saved_with_the_checkpoint_and_a_mismatch_is_refused(tmp_p
         want = agent.model(torch.from_numpy(vg.observation).float())[0]
     assert torch.equal(agents.make("ppo", "omg", 4, checkpoint=str(slim)).model(
         torch.from_numpy(vg.observation).float())[0], want)
-    for extra in (["--resume"], ["--name", "other", "--init", str(path)]):  # the flag differs from the checkpoint's
+    # the flag differs from the checkpoint's
+    for extra in (["--resume"], ["--name", "other", "--init", str(path)]):
         with pytest.raises(SystemExit):
             run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", "--no-squash-obs", *extra)
 
@@ -366,7 +368,8 @@ def test_packed_legal_log_probs_equal_the_full_masked_softmax():
 
 @pytest.mark.parametrize("ruleset", ["core", "og", "omg"])
 def test_the_engines_legal_lists_pack_as_the_mask_does(ruleset):
-    """packed_legal (the training rollout's, from VectorGame.legal_ids) equals legal_index of the mask, row for row,
+    """packed_legal (the training rollout's, from VectorGame.legal_ids) equals legal_index of the mask, row for
+    row,
     along random games (the engine lists ids in its own order; padding must not wrap to a negative id)."""
     vg = shedders.VectorGame(ruleset, 64, 4, seed=3)
     vg.reset()
@@ -427,7 +430,7 @@ def test_training_on_cuda_resumes_reproduces_and_plays_on_cpu(tmp_path):
     assert set(ck["rng"]) == {"torch", "torch_cuda", "numpy", "python"}
     out = run(tmp_path, "--ruleset", "core", "--device", "cuda", "--total-steps", "512", "--resume")
     assert out["counters"]["update"] == 4 and out["counters"]["global_step"] == 512
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert [int(r["update"]) for r in rows] == [1, 2, 3, 4]
     assert all(np.isfinite(float(r[k])) for r in rows for k in ("loss", "entropy", "approx_kl"))
     # the same seed gives the same run on the GPU too
@@ -553,7 +556,7 @@ def test_the_packed_floor_is_the_agents_floor_and_keeps_its_gradients_finite():
 def test_training_with_a_ready_floor_runs_and_bad_floors_are_refused(tmp_path, capsys):
     out = run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--ready-floor", "0.05")
     assert out["counters"]["update"] == 2
-    rows = list(csv.DictReader(open(tmp_path / "tiny" / "progress.csv")))
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
     assert all(np.isfinite(float(r[k])) for r in rows for k in ("loss", "pg_loss", "entropy", "approx_kl"))
     for bad in (["--ruleset", "core", "--ready-floor", "1.0"], ["--ruleset", "omg", "--ready-floor", "0.05"]):
         with pytest.raises(SystemExit):

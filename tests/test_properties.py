@@ -7,11 +7,11 @@ import os
 
 import numpy as np
 import pytest
+from conftest import conserved
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import shedders
-from conftest import conserved
 from shedders.engine import palace as K
 from shedders.rules import FATALITY_TOGGLES, HOUSE_TOGGLES
 
@@ -55,7 +55,8 @@ def copy_state(s: K.PalaceState) -> K.PalaceState:
 
 
 def opening(s: K.PalaceState, n: int, params) -> tuple[int, int]:
-    """og's start rank and starter (R-OG-START-RANK: the first of 4, 5, ... that any hand holds; its first holder from seat 0
+    """og's start rank and starter (R-OG-START-RANK: the first of 4, 5, ... that any hand holds; its first holder
+    from seat 0
     clockwise opens with it)."""
     r = K.open_rank_nb(s, 0, params)
     return r, next(p for p in range(n) if s.hand[0, p, r] > 0)

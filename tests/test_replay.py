@@ -106,10 +106,10 @@ def test_a_tampered_replay_is_detected(tmp_path):
     ('{"type": "header", "format": "shedders-replay/1"}\n', "lacks ruleset"),
     ("not json\n", "not JSON"),
     ("[1, 2]\n", "a replay line is a JSON object"),
-    ('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": "3", "env_kwargs": {}, '
-     '"rng": "1", "initial_state": {}}\n', "needs 'num_players'"),
-    ('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": 3, "env_kwargs": {}, '
-     '"rng": "-1", "initial_state": {}}\n', "rng must be a decimal uint64"),
+    (('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": "3", "env_kwargs": {}, '
+     '"rng": "1", "initial_state": {}}\n'), "needs 'num_players'"),
+    (('{"type": "header", "format": "shedders-replay/2", "ruleset": "core", "num_players": 3, "env_kwargs": {}, '
+     '"rng": "-1", "initial_state": {}}\n'), "rng must be a decimal uint64"),
 ])
 def test_malformed_replays_are_refused(text, match, tmp_path):
     path = tmp_path / "x.jsonl"
@@ -206,7 +206,7 @@ def test_step_names_plies_and_missing_hashes_are_checked(tmp_path):
 def test_a_file_cut_at_a_line_boundary_is_incomplete(tmp_path, capsys):
     from shedders.cli import replay_main
 
-    rec, states = record_random_game("south_african", 4, {}, seed=3)
+    rec, _states = record_random_game("south_african", 4, {}, seed=3)
     lines = rec.save(tmp_path / "g.jsonl").read_text().splitlines()
     cut = tmp_path / "cut.jsonl"
     half = len(lines) // 2

@@ -1,8 +1,10 @@
-"""Scenario fuzz: hypothesis mutations of valid ``state_dict()``s (keys dropped, values duplicated, retyped or put out
+"""Scenario fuzz: hypothesis mutations of valid ``state_dict()``s (keys dropped, values duplicated, retyped or put
+out
 of range) must each load as a valid game that plays to its end, or be refused with ``ValueError`` and the env left
 exactly as it was. Never another exception, never a crash.
 
-SHEDDERS_FUZZ=N runs N examples (default 1,000, a few seconds; the closing note of the hardening issue reports a 10,000 run).
+SHEDDERS_FUZZ=N runs N examples (default 1,000, a few seconds; the closing note of the hardening issue reports a
+10,000 run).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from test_hardening import snapshot
 
 import shedders
-from test_hardening import snapshot
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
 

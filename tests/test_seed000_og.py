@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import P, act, cards, conserved, hand, make, state
 
 import shedders
-from conftest import P, act, cards, conserved, hand, make, state
 from shedders.engine import palace as K
 from shedders.envs.palace_env import observation_slices
 

@@ -102,7 +102,8 @@ def test_example_john_matches_the_god_no_penalty_and_it_is_mikes_turn_again():
 def test_example_john_with_a_different_god_takes_4_different_number_and_color():
     env = example("Ares Wave 1")
     do(env, "play Hera Leaf 2", "play Poseidon Leaf 4", "play Ares Wave 1")
-    assert sizes(env)[2] == 1 + 4  # "3 from the difference of the two numbers and 1 more due to the different color"
+    # "3 from the difference of the two numbers and 1 more due to the different color"
+    assert sizes(env)[2] == 1 + 4
 
 
 def test_the_penalty_is_counted_against_the_card_on_top_before_the_play():
@@ -169,7 +170,8 @@ def test_discarded_cards_go_face_up_on_top_and_the_next_player_matches_the_top()
     env = make([["Artemis Leaf 4*", "Zeus Fire 4", "Ares Leaf 4", "Hera Wave 1"], ["Zeus Leaf 1", "Hera Leaf 2"]],
                ["Athena Wave 4"], deck=FILL)
     do(env, "play Artemis Leaf 4*", "number 4", "discard Zeus Fire 4", "discard Ares Leaf 4")
-    assert env.state_dict()["pile"][-3:] == ["Artemis Leaf 4*", "Zeus Fire 4", "Ares Leaf 4"]  # in the order chosen
+    # in the order chosen
+    assert env.state_dict()["pile"][-3:] == ["Artemis Leaf 4*", "Zeus Fire 4", "Ares Leaf 4"]
     do(env, "play Zeus Leaf 1")  # matches the top Ares Leaf 4? no: penalty 3 (same color)
     assert sizes(env)[1] == 1 + 3
 

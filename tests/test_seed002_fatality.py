@@ -1,14 +1,15 @@
 """Seed 002, "Fatality": forced play, wild 2s, 3s and named Jokers, 7 caps, 8 skips, 10 burns, four or more burn,
-the starred tabletop rules behind toggles, finishing-position scoring and the fatality; and the rulings for it (docs/rulings.md).
+the starred tabletop rules behind toggles, finishing-position scoring and the fatality; and the rulings for it
+(docs/rulings.md).
 Each test is named after the sentence (or ruling) it checks."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import P, act, cards, hand, make, state
 
 import shedders
-from conftest import P, act, cards, hand, make, state
 
 FAT = "fatality"
 

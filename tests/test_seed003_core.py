@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from conftest import P, act, cards, hand, make, state
 
 import shedders
-from conftest import P, act, cards, hand, make, state
 from shedders.engine import palace as K
 from shedders.envs.palace_env import observation_slices
 

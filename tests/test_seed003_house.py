@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import P, act, hand, make, state
 
 import shedders
-from conftest import P, act, hand, make, state
 from shedders.engine import palace as K
 
 

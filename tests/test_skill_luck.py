@@ -283,7 +283,7 @@ def test_the_certification_doubles_the_budget_until_the_random_effect_settles():
         rows["reward"] = [[base + 0.5 - 1 / budget] * N for _ in rows["reward"]]
         return {"game_rows": rows}
 
-    rows, rec = S.certify_oracle(cfg, "og", "oracle:budget=8", "random", runs, ["beginner", "expert"], play)
+    _rows, rec = S.certify_oracle(cfg, "og", "oracle:budget=8", "random", runs, ["beginner", "expert"], play)
     # random effects 0.5 - 1/b: moves 1/(2b) per doubling, below 0.01 from b = 64 to 128
     assert rec["budgets"] == [8, 16, 32, 64, 128] and rec["certified"]
     assert all("opponents=random" in spec for _, spec in seen)  # it models the field it sits at

@@ -33,7 +33,7 @@ def test_rigged_identical_deterministic_agents_tie_exactly(tmp_path):
                        seed=2, out=str(tmp_path)), progress=False)
     a, b = s["agents"]
     assert a["win_rate"] == b["win_rate"] and a["mean_reward"] == pytest.approx(b["mean_reward"])
-    h2h = [p for p in s["pairwise"] if p["agent"] == a["agent"]][0]
+    h2h = next(p for p in s["pairwise"] if p["agent"] == a["agent"])
     assert h2h["ahead"] == pytest.approx(0.5)
 
 
@@ -76,7 +76,7 @@ def test_two_seats_each_in_core_part_the_ratings_when_one_side_always_holds_the_
 
 
 def test_the_tournament_is_reproducible_from_its_seed_and_independent_of_workers(tmp_path):
-    kw = dict(ruleset="fatality", players=3, agents=["random", "greedy", "search:budget=4"], games=40, seed=9)
+    kw = {"ruleset": "fatality", "players": 3, "agents": ["random", "greedy", "search:budget=4"], "games": 40, "seed": 9}
     one = T.run(T.Config(out=str(tmp_path / "a"), **kw), progress=False)
     two = T.run(T.Config(out=str(tmp_path / "b"), workers=2, **kw), progress=False)
     assert one["game_rows"] == two["game_rows"] and one["agents"] == two["agents"]
@@ -132,7 +132,7 @@ def test_the_ray_backend_gives_the_same_results_as_local(tmp_path):
     though the chunks are batched and played in any order. Ray is in the test extra: missing, this fails."""
     import ray
 
-    kw = dict(ruleset="fatality", players=3, agents=["random", "greedy"], games=40, seed=4, chunk=8)
+    kw = {"ruleset": "fatality", "players": 3, "agents": ["random", "greedy"], "games": 40, "seed": 4, "chunk": 8}
     local = T.run(T.Config(out=str(tmp_path / "local"), **kw), progress=False)
     try:
         remote = T.run(T.Config(out=str(tmp_path / "ray"), backend="ray", workers=2, **kw), progress=False)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import shedders
-from shedders.engine import palace as K
 
 CONFIGS = [
     ("core", 3, {}),

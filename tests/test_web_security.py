@@ -1,4 +1,5 @@
-"""``shedders serve`` against a hostile client: agent options from an allow-list (no paths, capped budgets), no seed
+"""``shedders serve`` against a hostile client: agent options from an allow-list (no paths, capped budgets), no
+seed
 or deal before the game ends, no handler waiting on a game's lock, same-origin JSON for every state change, a
 ``Host`` check, security headers, slow headers and bodies cut off, and malformed input answered 4xx, never 500."""
 

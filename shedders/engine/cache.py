@@ -21,7 +21,8 @@ STAMP = "shedders-engine.sha256"
 
 
 #: rules files no kernel reads (the ruleset records and their docs), left out of the stamp so that editing a
-#: ruleset's docs or adding a record recompiles nothing (``tests/test_cache.py`` checks no engine module imports them)
+#: ruleset's docs or adding a record recompiles nothing (``tests/test_cache.py`` checks no engine module imports
+#: them)
 NOT_COMPILED = ("registry.py",)
 
 
@@ -78,7 +79,8 @@ def cached_kernels() -> int:
     return n
 
 
-COMPILING = ("shedders: no numba kernel is cached yet, so each compiles on its first call (a few minutes in all on "
+COMPILING = ("shedders: no numba kernel is cached yet, so each compiles on its first call (a few minutes in all "
+             "on "
              "two cores, once; later runs load them from the cache)")
 
 

@@ -30,7 +30,8 @@ def register() -> None:
     """Register ``shedders/<ruleset>-v<N>`` where the installed PettingZoo has an environment registry (1.26+):
     ``pettingzoo.make("aec", "shedders/core-v0", num_players=4)``."""
     try:
-        from pettingzoo.env_registry.registration import aec_registry, register as pz_register
+        from pettingzoo.env_registry.registration import aec_registry
+        from pettingzoo.env_registry.registration import register as pz_register
     except ImportError:  # an older PettingZoo without a registry
         return
     for name, record in REGISTRY.items():

@@ -38,7 +38,8 @@ def direct(kernel, *args):
     """``kernel``'s compiled entry point for the types of ``args``, to be called without numba's dispatcher.
 
     The dispatcher works out the type of every argument on every call; for an engine state (a namedtuple of some 30
-    arrays) that takes about 2.5 microseconds, most of what a one-game kernel call costs, and an AEC step makes two.
+    arrays) that takes about 2.5 microseconds, most of what a one-game kernel call costs, and an AEC step makes
+    two.
     The entry point is the same machine code (compiled here, or loaded from the cache) and converts the arguments
     as the dispatcher does once the types are known, so it must only be given arguments of exactly these types: an
     env's own state and buffers, and Python ints."""
@@ -205,7 +206,8 @@ class ShedEnv(AECEnv):
         pass
 
     def _game_seed(self, seed, next_seed) -> np.uint64:
-        """The deal's seed: from ``seed`` (game 0 of ``VectorGame(seed=seed)``); else the next deal of the game's own
+        """The deal's seed: from ``seed`` (game 0 of ``VectorGame(seed=seed)``); else the next deal of the game's
+        own
         stream (``next_seed``, as VectorGame deals a finished game's next one); else fresh entropy."""
         if seed is not None:
             game_seed = game_seeds(seed, 1)[0]  # ValueError for a bad seed, before anything changes

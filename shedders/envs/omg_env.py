@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from gymnasium import spaces
 
 from shedders.engine import omg as O
 from shedders.envs import omg_state
 from shedders.envs.actions import omg_action_names as action_names
-from shedders.envs.base import (OrderEnforcing, ShedEnv, as_action_id, direct, layout_slices, layout_table,
-                                 scenario_option)
+from shedders.envs.base import (
+    OrderEnforcing,
+    ShedEnv,
+    as_action_id,
+    direct,
+    layout_slices,
+    layout_table,
+    scenario_option,
+)
 from shedders.envs.render import omg_constraint, render_omg
 from shedders.envs.scenario import commit
 from shedders.rules import OmgRules, make_rules
@@ -28,7 +37,7 @@ def observation_slices(num_players: int, num_types: int = 96) -> dict[str, slice
 class OmgEnv(ShedEnv):
     """OMG as a PettingZoo AEC environment (see ``shedders.envs.omg_v0`` for the docs)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0", "is_parallelizable": False}
 
     def __init__(self, rules: OmgRules, render_mode: str | None = None):
         super().__init__()
@@ -138,7 +147,8 @@ class OmgEnv(ShedEnv):
         return [w] if w >= 0 else []
 
     def sample_legal(self) -> int:
-        """A uniformly random legal action, drawn from the game's own random stream (as ``VectorGame.sample_legal``);
+        """A uniformly random legal action, drawn from the game's own random stream (as
+        ``VectorGame.sample_legal``);
         -1 when the game is over."""
         if self._over():
             return -1

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from shedders.engine import omg as O
-from shedders.rules.omg import COLORS, GODS
 from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int, unknown_key
+from shedders.rules.omg import COLORS, GODS
 
 
 def parse(rules, sc: dict) -> O.OmgState:
@@ -69,7 +69,8 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
 
     players = sc.get("players", [])
     if not isinstance(players, list) or len(players) != n:
-        raise ValueError(f"players must list {n} seats, got {len(players) if isinstance(players, list) else players!r}")
+        raise ValueError(f"players must list {n} seats, got "
+                         f"{len(players) if isinstance(players, list) else players!r}")
     for q, pl in enumerate(players):
         if not isinstance(pl, dict):
             raise ValueError(f"players[{q}] must be a dict, got {pl!r}")

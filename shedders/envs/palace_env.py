@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from gymnasium import spaces
 
 from shedders.engine import palace as K
 from shedders.envs import palace_state
 from shedders.envs.actions import ACTION_IDS, ACTION_NAMES
-from shedders.envs.base import (OrderEnforcing, ShedEnv, as_action_id, direct, layout_slices, layout_table,
-                                 scenario_option)
+from shedders.envs.base import (
+    OrderEnforcing,
+    ShedEnv,
+    as_action_id,
+    direct,
+    layout_slices,
+    layout_table,
+    scenario_option,
+)
 from shedders.envs.render import palace_constraint, render_palace
 from shedders.envs.scenario import commit
 from shedders.rules import REGISTRY, PalaceRules, make_rules
@@ -36,7 +45,7 @@ def observation_slices(num_players: int) -> dict[str, slice]:
 class PalaceEnv(ShedEnv):
     """Shithead / Palace as a PettingZoo AEC environment (see the ruleset modules for the docs)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0", "is_parallelizable": False}
 
     def __init__(self, rules: PalaceRules, render_mode: str | None = None):
         super().__init__()
@@ -174,7 +183,8 @@ class PalaceEnv(ShedEnv):
         return left[0] if len(left) == 1 else None
 
     def sample_legal(self) -> int:
-        """A uniformly random legal action, drawn from the game's own random stream (as ``VectorGame.sample_legal``);
+        """A uniformly random legal action, drawn from the game's own random stream (as
+        ``VectorGame.sample_legal``);
         -1 when the game is over."""
         if self._over():
             return -1
@@ -218,6 +228,7 @@ def raw_env(ruleset: str = "core", num_players: int = 4, render_mode: str | None
 
 
 def env(ruleset: str = "core", num_players: int = 4, render_mode: str | None = None, **kwargs):
-    """The raw env behind PettingZoo's order-enforcing wrapper only: TerminateIllegalWrapper would end the game on a
+    """The raw env behind PettingZoo's order-enforcing wrapper only: TerminateIllegalWrapper would end the game on
+    a
     masked action (shedders raises ValueError instead), and the other wrappers cost more than the step."""
     return OrderEnforcing(raw_env(ruleset, num_players, render_mode, **kwargs))

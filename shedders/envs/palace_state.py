@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from shedders.engine import palace as K
-from shedders.rules import PalaceRules
 from shedders.envs.scenario import build_checked, card_list, flag, seat, small_int, unknown_key
+from shedders.rules import PalaceRules
 
 RANK_INDEX = {name: i for i, name in enumerate(K.RANK_NAMES)}
 PHASE_INDEX = {name: i for i, name in enumerate(K.PHASE_NAMES)}
@@ -234,9 +234,8 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             target = cur
         if target >= 0 and target != cur:
             raise ValueError(f"in phase {phase_name!r} current_player must be the target")
-    if phase == K.PH_COUNTER:
-        if target < 0 or finished[target]:
-            raise ValueError("phase 'counter' needs 'target', the seat the Joker punishes, still in the game")
+    if phase == K.PH_COUNTER and (target < 0 or finished[target]):
+        raise ValueError("phase 'counter' needs 'target', the seat the Joker punishes, still in the game")
 
     K.clear_game_nb(s, g, rules.to_params())
     for i in range(n):

@@ -64,7 +64,7 @@ def render_palace(s, rules, params, seat: int | None = None, last_loser: int | N
     if seat is None:
         seat = 0 if over else int(s.actor[g])
     shithead = last_loser if rules.shithead_shaming else None
-    rule, top = K.pile_state_nb(s, g, params)
+    _rule, _top = K.pile_state_nb(s, g, params)
     lines = []
     phase = K.PHASE_NAMES[s.phase[g]]
     arrow = "clockwise" if s.direction[g] == 1 else "counter-clockwise"

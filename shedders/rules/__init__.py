@@ -17,9 +17,24 @@ from shedders.rules.omg import DEFAULT_DECK, HAND_SIZE, Deck, OmgRules, load_dec
 from shedders.rules.palace import FATALITY_TOGGLES, HOUSE_TOGGLES, PalaceRules
 from shedders.rules.registry import REGISTRY, Ruleset, accepting, lookup, player_range
 
-__all__ = ["CAP_RULES", "DEFAULT_PLY_CAP", "FATALITY_TOGGLES", "HOUSE_BASES", "HOUSE_TOGGLES", "OMG_PLAYER_RANGE",
-           "OmgRules", "PLAYER_RANGE", "PRESETS", "PalaceRules", "REGISTRY", "RULESETS", "Ruleset", "env_kwargs",
-           "lookup", "make_rules"]
+__all__ = [
+    "CAP_RULES",
+    "DEFAULT_PLY_CAP",
+    "FATALITY_TOGGLES",
+    "HOUSE_BASES",
+    "HOUSE_TOGGLES",
+    "OMG_PLAYER_RANGE",
+    "PLAYER_RANGE",
+    "PRESETS",
+    "REGISTRY",
+    "RULESETS",
+    "OmgRules",
+    "PalaceRules",
+    "Ruleset",
+    "env_kwargs",
+    "lookup",
+    "make_rules",
+]
 
 # The tables other modules read, each read off the registry's records.
 RULESETS = tuple(REGISTRY)

@@ -3,7 +3,8 @@ array the kernels read, and ``OmgRules``.
 
 The deck: a CSV file with one card per row (god, color, number, power).
 
-The default deck, ``shedders/data/omg_deck.csv``, is the spread docs/rulings.md settles (R-OMG-DECK) (the published game does not
+The default deck, ``shedders/data/omg_deck.csv``, is the spread docs/rulings.md settles (R-OMG-DECK) (the published
+game does not
 list it): 12 gods x 8 cards, two of each color per god; Zeus, Athena, Demeter, Aphrodite, Hestia and Hermes have
 2 and 4 in Fire and Wave and 1 and 3 in Leaf and Thunder, the other six gods the other way round; a god's two
 cards numbered as the seed's "Card number N" carry its power. Pass ``deck=PATH`` to ``shedders.env("omg", ...)``

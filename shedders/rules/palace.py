@@ -156,21 +156,21 @@ class PalaceRules:
 
 
 # Presets: the fields each seed sets over the defaults (seed 003's core).
-SOUTH_AFRICAN = dict(skip_8=True, reverse_q=True, nominate_a=True, jokers=True)
+SOUTH_AFRICAN = {"skip_8": True, "reverse_q": True, "nominate_a": True, "jokers": True}
 # seed 000: 2 resets, 3 forces a pickup (family rule), 7 caps at 7, 10 burns, full sets burn, no voluntary pickup,
 # no swap phase (the cover pick is og's setup).
-OG = dict(mirror_5=False, voluntary_pickup=False, swap_phase=False, family=FAM_OG)
+OG = {"mirror_5": False, "voluntary_pickup": False, "swap_phase": False, "family": FAM_OG}
 # seed 002: 2, 3 and Jokers wild (family rule; the 2 does not reset), 7 caps at 7, k eights skip k players with
 # no cap, 10 must beat the top and burns, four or more burn, forced play, 2 Jokers.
-FATALITY = dict(
-    reset_2=False,
-    mirror_5=False,
-    skip_8=True,
-    max_skip=99,
-    jokers=True,
-    voluntary_pickup=False,
-    up_with_hand=True,
-    pickup_with_up=True,
-    threes_as_top=True,
-    family=FAM_FAT,
-)
+FATALITY = {
+    "reset_2": False,
+    "mirror_5": False,
+    "skip_8": True,
+    "max_skip": 99,
+    "jokers": True,
+    "voluntary_pickup": False,
+    "up_with_hand": True,
+    "pickup_with_up": True,
+    "threes_as_top": True,
+    "family": FAM_FAT,
+}

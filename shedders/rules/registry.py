@@ -31,7 +31,8 @@ class Ruleset:
     - ``reward_bounds``: the least and most a seat can collect in one game.
     - ``version``: the env's ``_vN``, bumped with each change that alters play; ``version_notes``: why, one line
       per version after v0.
-    - Rule features code asks about: ``first_out_wins`` (``payout == "winner"``: the game ends at its first player out),
+    - Rule features code asks about: ``first_out_wins`` (``payout == "winner"``: the game ends at its first player
+    out),
       ``three_forces_pickup`` (a 3 leaves play and the next player must pick up), ``opens_after_pickup`` (who
       picks up opens a fresh pile in the same turn).
     - Docs (the env module's page and the rules in short): ``title``; ``seed_text`` and ``specs``, data files of
@@ -92,7 +93,8 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# og: the restaurant game with covers, blinds and sneaking (seed 000)",
         seed_text=("seed_000_og.md",), specs=("specs_og.md",), rewards_doc="rewards_og.md",
         short_rules="og: 3-5 players. {common} 2 on anything, resets. 3 on anything: it leaves play and the next "
-                    "player must pick up the pile. 7 only on 2-7; next must play 7 or lower. 10 burns. A full set (4 "
+                    "player must pick up the pile. 7 only on 2-7; next must play 7 or lower. 10 burns. A full "
+                    "set (4 "
                     "of a rank on top) burns. Out of turn, you may sneak a card of the rank just played. No "
                     "voluntary pickup. The first out wins.",
     ),
@@ -102,15 +104,18 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# fatality: forced play, named Jokers, 8 skips and finishing-position scoring (seed 002)",
         seed_text=("seed_002_fatality.md",), specs=("specs_fatality.md",),
         rewards_doc="rewards_fatality.md",
-        short_rules="fatality: {common} 2 and 3 are wild. 7: next must play 7 or lower. 8 skips one player per 8. 10 "
-                    "burns and you play again. Four of a rank burns. Jokers stand for any rank. With an empty hand "
+        short_rules="fatality: {common} 2 and 3 are wild. 7: next must play 7 or lower. 8 skips one player per "
+                    "8. 10 "
+                    "burns and you play again. Four of a rank burns. Jokers stand for any rank. With an empty "
+                    "hand "
                     "you may pick up the pile with face-up cards of one rank. Last holding cards loses.",
     ),
     Ruleset(
         "core", players=(2, 5),
         title="# core: Shithead's foundation (seed 003, variant Core)",
         seed_text=("seed_003_core.md",), specs=("specs_core.md",),
-        short_rules="core: {common} 2 resets the pile. 5 mirrors the card beneath it. 7: next must play under 7 (or "
+        short_rules="core: {common} 2 resets the pile. 5 mirrors the card beneath it. 7: next must play under 7 "
+                    "(or "
                     "a wild). 10 burns and you go again. Four of a rank burns. Last holding cards loses.",
     ),
     Ruleset(
@@ -118,8 +123,10 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# south_african: eight special cards (seed 003, variant South African)",
         seed_text=("seed_003_core.md", "seed_003_south_african.md"),
         specs=("specs_core.md", "specs_south_african.md"),
-        short_rules="south_african: core's rules, plus: 8 skips (one per 8), Q reverses the direction, A nominates "
-                    "a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker makes the next "
+        short_rules="south_african: core's rules, plus: 8 skips (one per 8), Q reverses the direction, A "
+                    "nominates "
+                    "a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker makes "
+                    "the next "
                     "player pick up the pile unless someone counters with a Joker.",
     ),
     Ruleset(
@@ -139,8 +146,10 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         "omg", family="omg", players=(2, 8), takes_deck=True, payout="winner",
         title="# omg: the god-themed matching game (seed 001)",
         seed_text=("seed_001_omg.md",), specs=("specs_omg.md",),
-        short_rules="omg: play any card; it strikes when it matches the top card's number or god. Otherwise you draw "
-                    "a penalty: the difference of the numbers, plus 1 if the colors differ. A card with a * has its "
+        short_rules="omg: play any card; it strikes when it matches the top card's number or god. Otherwise you "
+                    "draw "
+                    "a penalty: the difference of the numbers, plus 1 if the colors differ. A card with a * has "
+                    "its "
                     "god's power. The first empty hand at the end of its own turn wins. Powers: {powers}.",
     ),
 )}

@@ -88,7 +88,7 @@ class Store:
     def _expire(self) -> None:
         now = self.clock()
         while self._items:
-            key, (touched, _) = next(iter(self._items.items()))
+            _key, (touched, _) = next(iter(self._items.items()))
             if now - touched <= self.ttl:
                 break
             self._items.popitem(last=False)
@@ -176,7 +176,8 @@ def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
     checked = {}
     for key, value in opts.items():
         if key not in allowed:
-            raise BadRequest(f"opponents: unknown option {key!r} for {name!r} on this server (no paths, devices or "
+            raise BadRequest(f"opponents: unknown option {key!r} for {name!r} on this server (no paths, devices "
+                             "or "
                              f"rule changes); options: {', '.join(allowed) or 'none'}")
         checked[key] = _option(name, key, value, allowed[key])
     try:

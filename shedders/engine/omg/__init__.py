@@ -12,12 +12,12 @@ draws, rebuilding the deck, Ares, Hestia, Hera's own draw, lost turns, the end o
 Every public name of the submodules is importable from here too.
 """
 
-from shedders.engine.omg.batch import *  # noqa: F401,F403
-from shedders.engine.omg.cards import *  # noqa: F401,F403
-from shedders.engine.omg.layout import *  # noqa: F401,F403
-from shedders.engine.omg.legal import *  # noqa: F401,F403
-from shedders.engine.omg.observe import *  # noqa: F401,F403
-from shedders.engine.omg.powers import *  # noqa: F401,F403
-from shedders.engine.omg.step import *  # noqa: F401,F403
-from shedders.engine.omg.turns import *  # noqa: F401,F403
-from shedders.engine.rng import *  # noqa: F401,F403
+from shedders.engine.omg.batch import *
+from shedders.engine.omg.cards import *
+from shedders.engine.omg.layout import *
+from shedders.engine.omg.legal import *
+from shedders.engine.omg.observe import *
+from shedders.engine.omg.powers import *
+from shedders.engine.omg.step import *
+from shedders.engine.omg.turns import *
+from shedders.engine.rng import *

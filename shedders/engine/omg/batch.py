@@ -11,6 +11,7 @@ from shedders.engine.omg.observe import observe_nb
 from shedders.engine.omg.step import deal_nb, step_nb
 from shedders.engine.rng import next_game_seed_nb, rand_below_nb
 
+
 # ----------------------------------------------------------------------------------------------------------------
 # The batched engine: serial kernels over games lo..hi-1 (``VectorGame`` calls them directly for a batch of one
 # chunk, one game or one thread: a parallel region wakes numba's worker threads even for one chunk), and the

@@ -8,6 +8,7 @@ import numpy as np
 from shedders.engine.omg.layout import CCOLOR, CGOD, CNUM, CPOWER, F_COLOR, F_NUMBER, HERMES
 from shedders.engine.rng import rand_below_nb
 
+
 # ----------------------------------------------------------------------------------------------------------------
 # Cards moving
 # ----------------------------------------------------------------------------------------------------------------

@@ -11,8 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-
-from shedders.rules.omg import (  # noqa: E402,F401  (re-exported: the layout every layer reads)
+from shedders.rules.omg import (  # noqa: F401  (re-exported: the layout every layer reads)
     CAP_MOST_CARDS,
     CAP_TRUNCATE,
     COLORS,
@@ -130,7 +129,8 @@ def observation_layout(num_players: int, num_types: int) -> list[tuple[str, int,
     """(name, size, meaning) of each slice of the observation vector; seats are relative to the observer."""
     n, t = num_players, num_types
     return [
-        ("kind", N_KINDS, "decision kind: play, target, choose, discard, give, over, or waiting (not the observer's)"),
+        ("kind", N_KINDS, "decision kind: play, target, choose, discard, give, over, or waiting (not the "
+                          "observer's)"),
         ("power", N_GODS, "the god whose power is resolving (one-hot; all 0: none)"),
         ("choice", 5, "what the pending choice or discard filter is about: none, number, color, god, attribute"),
         ("chosen_number", MAXN, "the chosen number, 1..9 (one-hot)"),

@@ -25,6 +25,7 @@ from shedders.engine.omg.layout import (
     PH_OVER,
 )
 
+
 # Long on purpose (65 lines): written field by field in the order of observation_layout, so the two read side
 # by side; it runs at every step.
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

@@ -30,6 +30,7 @@ from shedders.engine.omg.layout import (
 )
 from shedders.engine.omg.turns import end_turn_nb
 
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def after_discard_nb(s, g, params, cards):
     """A discard power goes on while it may: discards left, and (for "up to") a matching card in hand."""

@@ -51,6 +51,7 @@ from shedders.engine.omg.powers import after_discard_nb, continue_give_nb, start
 from shedders.engine.omg.turns import end_turn_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
 
+
 # ----------------------------------------------------------------------------------------------------------------
 # Deal
 # ----------------------------------------------------------------------------------------------------------------

@@ -14,12 +14,12 @@ the ruleset docs pages) and ``R-...`` (the rulings in docs/rulings.md).
 Every public name of the submodules is importable from here too.
 """
 
-from shedders.engine.palace.batch import *  # noqa: F401,F403
-from shedders.engine.palace.cards import *  # noqa: F401,F403
-from shedders.engine.palace.deal import *  # noqa: F401,F403
-from shedders.engine.palace.layout import *  # noqa: F401,F403
-from shedders.engine.palace.legal import *  # noqa: F401,F403
-from shedders.engine.palace.observe import *  # noqa: F401,F403
-from shedders.engine.palace.play import *  # noqa: F401,F403
-from shedders.engine.palace.windows import *  # noqa: F401,F403
-from shedders.engine.rng import *  # noqa: F401,F403
+from shedders.engine.palace.batch import *
+from shedders.engine.palace.cards import *
+from shedders.engine.palace.deal import *
+from shedders.engine.palace.layout import *
+from shedders.engine.palace.legal import *
+from shedders.engine.palace.observe import *
+from shedders.engine.palace.play import *
+from shedders.engine.palace.windows import *
+from shedders.engine.rng import *

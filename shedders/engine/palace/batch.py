@@ -12,6 +12,7 @@ from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb
 from shedders.engine.rng import next_game_seed_nb, rand_below_nb
 
+
 # --------------------------------------------------------------------------------------------------------------
 # Batch-of-one entry points (the AEC env) and batched entry points.
 # --------------------------------------------------------------------------------------------------------------

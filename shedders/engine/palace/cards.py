@@ -21,13 +21,12 @@ from shedders.engine.palace.layout import (
     P_SKIP_8,
     P_UNDER_7,
     PH_OVER,
-    R,
-    R10,
     R2,
     R3,
     R5,
     R7,
     R8,
+    R10,
     RA,
     RJOKER,
     RQ,
@@ -39,7 +38,9 @@ from shedders.engine.palace.layout import (
     ZONE_HAND,
     ZONE_NONE,
     ZONE_UP,
+    R,
 )
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Small queries.
@@ -303,6 +304,6 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
     if zone == ZONE_HAND:
         s.hand[g, p, r] -= k
         kn = s.known[g, p, r] - k  # observers cannot tell which copy left: only what is surely still there
-        s.known[g, p, r] = kn if kn > 0 else 0
+        s.known[g, p, r] = max(0, kn)
     else:
         s.face_up[g, p, r] -= k

@@ -19,16 +19,17 @@ from shedders.engine.palace.layout import (
     PH_OPEN,
     PH_PLAY,
     PH_SETUP,
-    R,
-    R10,
     R2,
     R3,
     R4,
     R5,
+    R10,
     RA,
     RJOKER,
+    R,
 )
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Dealing.
@@ -138,7 +139,8 @@ def start_play_nb(s, g, params):
     """Who starts, once setup is over.
 
     seed 003 "A 3 starts the game": a 3 in hand starts; else the lowest plain card; ties first clockwise.
-    seed 000 (R-OG-START-RANK): the start rank is the first of 4, 5, ..., A, 2, 3 that any hand holds; the first such
+    seed 000 (R-OG-START-RANK): the start rank is the first of 4, 5, ..., A, 2, 3 that any hand holds; the first
+    such
     player clockwise opens with it. seed 002: "starting with a randomly determined player" (the game's stream).
     """
     n = params[P_NPLAYERS]

@@ -10,9 +10,8 @@ from collections import namedtuple
 
 import numpy as np
 
-
 # Ranks (index order is the rank order), the rule families and the parameter layout are the rules' data.
-from shedders.rules.palace import (  # noqa: E402,F401  (re-exported: the layout every layer reads)
+from shedders.rules.palace import (  # noqa: F401  (re-exported: the layout every layer reads)
     CAP_MOST_CARDS,
     CAP_TRUNCATE,
     FAM_003,
@@ -43,7 +42,6 @@ from shedders.rules.palace import (  # noqa: E402,F401  (re-exported: the layout
     P_UNDER_7,
     P_UP_WITH_HAND,
     P_VOLUNTARY_PICKUP,
-    R,
     R2,
     R3,
     R4,
@@ -59,6 +57,7 @@ from shedders.rules.palace import (  # noqa: E402,F401  (re-exported: the layout
     RJOKER,
     RK,
     RQ,
+    R,
 )
 
 MAXC = 8  # most cards of one rank in one play (two decks hold 8 of a rank)
@@ -209,7 +208,8 @@ def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
         ("known", p * R, "hand cards each relative seat is publicly known to hold (picked up, not yet played)"),
         ("finished", p, "1 if the relative seat has gone out"),
         ("top", R + 1, "effective top rank of the pile, one-hot; last slot: no rank (empty pile)"),
-        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7 (seed 003), 7 or lower (og, fatality)"),
+        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7 (seed 003), 7 or lower (og, "
+                          "fatality)"),
         ("run", 1, "how many cards of the top card's rank lie on top"),
         ("pile", R, "pile contents, count per rank (public)"),
         ("pile_size", 1, "cards in the pile"),
@@ -219,8 +219,8 @@ def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
         ("turn", p, "relative seat whose turn it is, one-hot"),
         ("target", p, "relative seat nominated or punished by a Joker, one-hot (zeros: none)"),
         ("top_by", p, "relative seat that played the pile's top card, one-hot (zeros: empty pile)"),
-        ("last", R + 1, "rank of the last play, as it stood for, one-hot (og: the rank a sneak offer is for); "
-                        "last slot: none yet"),
+        ("last", R + 1, ("rank of the last play, as it stood for, one-hot (og: the rank a sneak offer is for); "
+                        "last slot: none yet")),
         ("out_of_turn", 1, "og: 1 while a sneaker opens a fresh pile out of turn"),
     ]
 

@@ -51,7 +51,6 @@ from shedders.engine.palace.layout import (
     PH_PLAY,
     PH_SETUP,
     PH_SNEAK,
-    R,
     R3,
     RJOKER,
     THREES_K,
@@ -62,7 +61,9 @@ from shedders.engine.palace.layout import (
     ZONE_DOWN,
     ZONE_HAND,
     ZONE_UP,
+    R,
 )
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Legal actions.
@@ -165,8 +166,7 @@ def legal_mask_nb(s, g, params, mask, ids):
                             nplays = add_nb(mask, ids, nplays, A_PLAY_AS + named * AS_K + c)
                     continue
                 cnt = 1  # seed 003 "Jokers go one at a time"
-            if cnt > MAXC:
-                cnt = MAXC
+            cnt = min(cnt, MAXC)
             for c in range(cnt):
                 nplays = add_nb(mask, ids, nplays, A_PLAY + r * MAXC + c)
         if fam == FAM_FAT and ph == PH_PLAY and z == ZONE_HAND and s.deck_len[g] == 0:

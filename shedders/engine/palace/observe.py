@@ -7,6 +7,7 @@ import numba as nb
 from shedders.engine.palace.cards import down_count_nb, hand_count_nb, pile_state_nb, run_len_nb, zone_nb
 from shedders.engine.palace.layout import KIND_WAITING, N_KINDS, N_RULES, P_NPLAYERS, PH_OVER, PH_SETUP, R
 
+
 # Long on purpose (80 lines): the observation is written field by field in the order of observation_layout, so
 # reading it beside the layout checks it; it runs at every step (inlined into the entry points).
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")

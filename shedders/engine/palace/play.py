@@ -69,10 +69,9 @@ from shedders.engine.palace.layout import (
     PH_PLAY,
     PH_SETUP,
     PH_SNEAK,
-    R,
-    R10,
     R3,
     R8,
+    R10,
     RA,
     RJOKER,
     RQ,
@@ -81,6 +80,7 @@ from shedders.engine.palace.layout import (
     UP_K,
     UP_STRIDE,
     ZONE_HAND,
+    R,
 )
 from shedders.engine.palace.windows import (
     continue_joker_window_nb,
@@ -90,6 +90,7 @@ from shedders.engine.palace.windows import (
     sneak_nb,
 )
 from shedders.engine.rng import rand_below_nb
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Applying a play.
@@ -118,12 +119,9 @@ def resolve_play_nb(s, g, p, r, k, params):
         resolve_og_nb(s, g, p, r, k, params)
         return
     s.last_rank[g] = r
-    n = params[P_NPLAYERS]
     # seed 003 "Burn" and "Four of a kind burns": the burn overrides the cards' own powers.
     burned = False
-    if r == R10 and params[P_BURN_10] != 0:
-        burned = True
-    elif params[P_FOUR_BURN] != 0 and r != RJOKER and run_len_nb(s, g) >= params[P_SET_SIZE]:
+    if r == R10 and params[P_BURN_10] != 0 or params[P_FOUR_BURN] != 0 and r != RJOKER and run_len_nb(s, g) >= params[P_SET_SIZE]:
         burned = True
     skips = 0
     if burned:
@@ -131,18 +129,15 @@ def resolve_play_nb(s, g, p, r, k, params):
         if params[P_SLAP] != 0:
             slap_nb(s, g, p, params)
     else:
-        if r == RQ and params[P_REVERSE_Q] != 0:
-            # seed 003 "Reverse": each Queen flips the direction; two cancel out.
-            if k % 2 == 1:
-                s.direction[g] = -s.direction[g]
+        if r == RQ and params[P_REVERSE_Q] != 0 and k % 2 == 1:
+            s.direction[g] = -s.direction[g]  # seed 003 "Reverse": each Queen flips the direction; two cancel out.
         if k == 2 and params[P_REVERSE_ON_DOUBLES] != 0:
             s.direction[g] = -s.direction[g]  # house "Reverse on doubles"
         if r == R8 and params[P_SKIP_8] != 0:
             skips = min(k, params[P_MAX_SKIP])  # seed 003 "Skip": play two, skip two; at most 3
     draw_to_three_nb(s, g, p)
-    if not has_cards_nb(s, g, p):
-        if go_out_nb(s, g, p, params):
-            return
+    if not has_cards_nb(s, g, p) and go_out_nb(s, g, p, params):
+        return
     still_in = s.finished[g, p] == 0
     s.target[g] = -1
     if burned:
@@ -306,10 +301,9 @@ def apply_nb(s, g, action, params):
             remove_from_zone_nb(s, g, p, z, ONE * RJOKER, ONE)
             push_nb(s, g, ONE * RJOKER, ONE, p)
             draw_to_three_nb(s, g, p)
-            if not has_cards_nb(s, g, p):
-                if go_out_nb(s, g, p, params):
-                    truncate_check_nb(s, g, params)
-                    return
+            if not has_cards_nb(s, g, p) and go_out_nb(s, g, p, params):
+                truncate_check_nb(s, g, params)
+                return
             open_joker_window_nb(s, g, below, params)
     elif action == A_PICKUP:
         pickup_nb(s, g, p)
@@ -370,7 +364,8 @@ def fatality_play_nb(s, g, p, action, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def truncate_check_nb(s, g, params):
-    """R-CAP-TRUNCATE: at the ply cap the game ends truncated; players still in get 0, those out keep what they got.
+    """R-CAP-TRUNCATE: at the ply cap the game ends truncated; players still in get 0, those out keep what they
+    got.
     With ``cap_rule="most_cards"`` it is decided instead: the players still in go out by the cards they hold in
     every zone, fewest first, ties by seat order from the player to act, each rewarded as going out is; the last
     is the Shithead (og: the first placed wins). Either way the game is flagged truncated."""

@@ -17,6 +17,7 @@ from shedders.engine.palace.cards import (
 from shedders.engine.palace.layout import P_NPLAYERS, P_SET_SIZE, PH_COUNTER, PH_EAT, PH_PLAY, PH_SNEAK, ZONE_HAND
 from shedders.engine.palace.legal import can_counter_nb
 
+
 # --------------------------------------------------------------------------------------------------------------
 # Windows: the Joker standoff.
 # --------------------------------------------------------------------------------------------------------------
@@ -52,7 +53,8 @@ def continue_joker_window_nb(s, g, params):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def open_sneak_window_nb(s, g, r, by, params):
-    """R-OG-SNEAK-WINDOW: after a play of rank r, every other player holding r in hand is asked once, clockwise from
+    """R-OG-SNEAK-WINDOW: after a play of rank r, every other player holding r in hand is asked once, clockwise
+    from
     the left of the player who played (the next player included)."""
     s.win_rank[g] = r
     s.win_by[g] = by
@@ -84,7 +86,8 @@ def continue_sneak_window_nb(s, g, params):
 def sneak_nb(s, g, q, k, params):
     """seed 000 "Sneaking": q sneaks k cards of the window's rank. No turn, no change of turn order; q draws.
 
-    R-OG-SNEAK-EFFECTS: sneaked cards go on top when the played cards stayed there; when those left (a 3, a burn) the sneaked
+    R-OG-SNEAK-EFFECTS: sneaked cards go on top when the played cards stayed there; when those left (a 3, a burn)
+    the sneaked
     ones leave play too. A sneak that completes a full set burns and the sneaker opens the fresh pile out of turn.
     """
     r = np.int64(s.win_rank[g])

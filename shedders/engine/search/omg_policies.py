@@ -77,8 +77,7 @@ def most_held_nb(hand, kind, t, cards):
         c = count_in_hand_nb(hand, kind, v, cards)
         if attr_nb(cards, t, kind) == v:
             c -= 1
-        if c > best:
-            best = c
+        best = max(best, c)
     return np.int64(best)
 
 

@@ -11,6 +11,7 @@ from shedders.engine.omg.step import apply_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
 from shedders.engine.search.omg_policies import choice_from_state_nb
 
+
 # ----------------------------------------------------------------------------------------------------------------
 # Search (agents/omg_search.py): copying a game, resampling what a seat cannot see, expert rollouts. Kept in this
 # file so that numba's cache, which checks only the cached function's own source file, never mixes versions.
@@ -48,7 +49,8 @@ def copy_game_nb(src, g, dst, d):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def determinize_nb(s, d, viewer, params, cnt):
-    """Resample, in row d, every card seat ``viewer`` cannot see: the other hands (sizes kept) and the deck's order,
+    """Resample, in row d, every card seat ``viewer`` cannot see: the other hands (sizes kept) and the deck's
+    order,
     except Apollo's revealed card while it is the deck's top. The pile is face up and the viewer's hand is known.
     Hera's penalty cards are dealt unseen (seed 001), so no other card is public. ``cnt`` is scratch (int16, T)."""
     n = params[P_NPLAYERS]

@@ -19,7 +19,8 @@ from shedders.engine.palace.play import apply_nb
 from shedders.engine.rng import splitmix64_nb
 from shedders.engine.search.palace_search import copy_game_nb, determinize_nb
 
-WORLD_STRIDE = 7919  # world k of a decision seeds its row with splitmix64(seed + k * WORLD_STRIDE), as the search does
+# world k of a decision seeds its row with splitmix64(seed + k * WORLD_STRIDE), as the search does
+WORLD_STRIDE = 7919
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

@@ -32,13 +32,13 @@ from shedders.engine.palace.layout import (
     P_FOUR_BURN,
     P_NPLAYERS,
     P_SET_SIZE,
-    R,
-    R10,
     R2,
     R3,
     R5,
     R8,
+    R10,
     RJOKER,
+    R,
 )
 
 WILD_KEY = 100  # greedy_key_nb: wilds rank after every plain rank, cheapest first

@@ -11,7 +11,8 @@ from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
-from shedders.engine.search.palace_policies import expert_choice_nb, greedy_choice_nb, POLICY_EXPERT, POLICY_RANDOM
+from shedders.engine.search.palace_policies import POLICY_EXPERT, POLICY_RANDOM, expert_choice_nb, greedy_choice_nb
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Search support: copy a game, resample what a player cannot know, a greedy rollout policy, and determinized

@@ -101,12 +101,14 @@ CHAMPIONS: tuple[Champion, ...] = (
                  "[+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and "
                  "``eps=0`` "
                  "-0.208 [-0.295, -0.122] on the first 32)"),
-    Champion("fatality", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),
+    Champion("fatality", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS,
+             settings=_frozen(eps=0.2),
              table="fatality at 4 players with ``time_budget`` of at least 25 ms",
              champion="``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms)",
              why="``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): "
                  "+0.078 [+0.007, +0.149] (128 deals, seed 316)"),
-    Champion("core", "cut", seconds=0.005 / 1007, least=0.005, settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
+    Champion("core", "cut", seconds=0.005 / 1007, least=0.005,
+             settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
              table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms "
                    "(the "
                    "default 10 ms)",
@@ -325,7 +327,8 @@ class ChampionAgent(Agent):
             budget = rollouts(row, self.time_budget)
             kind = SEARCH_AGENTS[lookup(ruleset).family]
             self.inner = kind(ruleset, num_players, seed=seed, budget=budget, **row.settings, **options)
-            self.chosen = f"search:budget={self.inner.budget}" + "".join(f"+{k}={v}" for k, v in row.settings.items())
+            self.chosen = f"search:budget={self.inner.budget}" + "".join(
+                f"+{k}={v}" for k, v in row.settings.items())
         elif row.agent == "guided":
             from agents.guided import GuidedSearchAgent
 

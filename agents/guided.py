@@ -77,7 +77,8 @@ def _critic_class():
         def __init__(self, obs_size: int, num_players: int, hidden: int = 256):
             super().__init__()
             self.obs_size, self.num_players, self.hidden = obs_size, num_players, hidden
-            self.net = nn.Sequential(nn.Linear(obs_size * num_players, hidden), nn.Tanh(), nn.Linear(hidden, hidden),
+            self.net = nn.Sequential(nn.Linear(obs_size * num_players, hidden), nn.Tanh(),
+                                     nn.Linear(hidden, hidden),
                                      nn.Tanh(), nn.Linear(hidden, 1))
 
         def forward(self, x):
@@ -121,7 +122,8 @@ class GuidedSearchAgent(Agent):
     checked_games = SearchAgent.checked_games
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
-                 checkpoint: str | None = None, worlds: int = 8, depth: int = 16, top_k: int = 4, prior: float = 0.05,
+                 checkpoint: str | None = None, worlds: int = 8, depth: int = 16, top_k: int = 4,
+                 prior: float = 0.05,
                  use_critic: bool = True, oracle: bool = False, ready_floor: float = 0.05, patience: int = 500,
                  device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
@@ -153,7 +155,8 @@ class GuidedSearchAgent(Agent):
         if lookup(self.ruleset).family not in FAMILIES:
             raise ValueError(f"guided search plays the palace rulesets; {self.ruleset}'s strongest agent is its "
                              f"search")
-        for key, v, lo, hi in (("worlds", worlds, 1, MAX_WORLDS), ("depth", depth, 0, 400), ("top_k", top_k, 1, 810),
+        for key, v, lo, hi in (("worlds", worlds, 1, MAX_WORLDS), ("depth", depth, 0, 400),
+                               ("top_k", top_k, 1, 810),
                                ("patience", patience, 0, 10**6)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ValueError(f"{key} must be an integer in {lo}..{hi}, got {v!r}")
@@ -282,7 +285,8 @@ class GuidedSearchAgent(Agent):
             out = cand[:, 0].astype(np.int64)  # one legal action: that one
             q = np.full(cand.shape, np.nan)
             # setup, and games past ``patience`` decisions: the policy alone, sampled, as ``ppo`` plays it
-            setup = (np.asarray(state.phase)[games] == K.PH_SETUP) | (np.asarray(state.plies)[games] >= self.patience)
+            setup = ((np.asarray(state.phase)[games] == K.PH_SETUP)
+                     | (np.asarray(state.plies)[games] >= self.patience))
             rows = np.flatnonzero(setup & (nlegal > 1))
             if len(rows):
                 out[rows] = self._sample(idx[rows], valid[rows], logp[rows], mask[rows])

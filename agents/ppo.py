@@ -149,7 +149,8 @@ def _policy_class():
             self.pi = nn.Linear(hidden, num_actions)
             self.v = nn.Linear(hidden, 1)
             for layer in (*self.body[::2], self.pi, self.v):
-                nn.init.orthogonal_(layer.weight, 0.01 if layer is self.pi else (1.0 if layer is self.v else 2**0.5))
+                gain = 0.01 if layer is self.pi else (1.0 if layer is self.v else 2**0.5)
+                nn.init.orthogonal_(layer.weight, gain)
                 nn.init.zeros_(layer.bias)
 
         def embed(self, x):

@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> dict:
     except ValueError as e:
         ap.error(str(e))
     labels = list(groups)
-    print("| group | seeds | median steps/s | " + " | ".join(f"{m} (last {args.last})" for m in args.metrics) + " |")
+    metrics = " | ".join(f"{m} (last {args.last})" for m in args.metrics)
+    print(f"| group | seeds | median steps/s | {metrics} |")
     print("|---|---:|---:|" + "---:|" * len(args.metrics))
     table = {}
     for label, runs in groups.items():

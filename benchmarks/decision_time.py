@@ -60,7 +60,8 @@ def time_agent(spec: str, cfg: Config) -> dict:
     ms = np.array(all_t) * 1e3
     mp = np.array(play_t) * 1e3 if play_t else ms
     return {"agent": spec, "decisions": len(ms), "median": np.median(ms), "p90": np.percentile(ms, 90),
-            "mean": ms.mean(), "play_median": np.median(mp), "play_p90": np.percentile(mp, 90), "play_mean": mp.mean()}
+            "mean": ms.mean(), "play_median": np.median(mp), "play_p90": np.percentile(mp, 90),
+            "play_mean": mp.mean()}
 
 
 def main(argv=None) -> list[dict]:

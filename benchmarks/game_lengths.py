@@ -94,7 +94,8 @@ def main(argv=None) -> None:
             ap.error(f"unknown ruleset {r!r}; allowed: {', '.join(ALL)}")
     print(f"{'ruleset':<14} {'players':>7} {'games':>7} {'mean':>8} {'median':>7} {'p99':>7} {'truncated':>9} "
           f"{'s':>6}")
-    rows = ["| ruleset | players | games | mean decisions | median | 99th pct | truncated |", "|---|---|---|---|---|---|---|"]
+    rows = ["| ruleset | players | games | mean decisions | median | 99th pct | truncated |",
+            "|---|---|---|---|---|---|---|"]
     for ruleset in rulesets:
         t = time.perf_counter()
         r = random_game_lengths(ruleset, args.players, args.games, args.seed, ply_cap=args.ply_cap)

@@ -40,7 +40,8 @@ class Config:
 
 def one(cfg: Config, backend: str, out: Path) -> tuple[float, Path]:
     name = f"{backend}-{time.monotonic_ns()}"
-    cmd = [sys.executable, "-m", "experiments.tournament", "--ruleset", cfg.ruleset, "--agents", ",".join(cfg.agents),
+    cmd = [sys.executable, "-m", "experiments.tournament", "--ruleset", cfg.ruleset,
+           "--agents", ",".join(cfg.agents),
            "--games", str(cfg.games), "--workers", str(cfg.workers), "--backend", backend, "--out", str(out),
            "--name", name, "--quiet"]
     t0 = time.perf_counter()

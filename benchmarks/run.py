@@ -189,71 +189,10 @@ def main(argv: list[str] | None = None) -> None:
         lines.append(line)
 
     if "startup" not in skip:
-        cold = startup_seconds(clear_cache=True)
-        warm = statistics.median(startup_seconds(clear_cache=False) for _ in range(3))
-        code = "import shedders; v=shedders.VectorGame('core', 8, 4); v.reset(); v.step(v.sample_legal())"
-        vector_starts = []
-        for _ in range(4):  # the first run compiles the batched kernels into the cache
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            vector_starts.append(time.perf_counter() - t)
-        say("## Start-up: import + compile + first step, in a new process")
-        say()
-        say("| | cold (empty numba cache) | warm (cached) |")
-        say("|---|---:|---:|")
-        say(f"| AEC env (`south_african`) | {cold:.1f} s | {warm:.2f} s |")
-        say(f"| VectorGame (`core`), after the AEC kernels are cached | {vector_starts[0]:.1f} s | "
-            f"{statistics.median(vector_starts[1:]):.2f} s |")
-        say()
-
-    say("## Batched engine (`VectorGame`): sample_legal + step, observation and mask written every step")
-    say()
-    say("games/s = steps/s / mean game length (random legal play, 4 players).")
-    say()
-    say("| ruleset | mean length | batch | threads | steps/s | games/s |")
-    say("|---|---:|---:|---:|---:|---:|")
-    best = {}
-    for ruleset in RULESETS:
-        length = mean_game_length(ruleset)
-        for threads in sorted({1, all_threads}):
-            for batch in BATCHES:
-                sps = engine_rate(ruleset, batch, threads, seconds, rounds)
-                best[(ruleset, threads)] = max(best.get((ruleset, threads), 0), sps)
-                say(f"| {ruleset} | {length:,.0f} | {batch:,} | {threads} | {sps:,.0f} | {sps / length:,.1f} |")
-    numba.set_num_threads(all_threads)
-    say()
-
-    say("## Single environments, one step at a time from Python")
-    say()
-    say("| environment | steps/s |")
-    say("|---|---:|")
-    aec = {}
-    for ruleset in RULESETS:
-        aec[ruleset] = median_rate(lambda rs=ruleset: aec_rate(lambda: shedders.env(rs, 4), aec_steps), rounds)
-        say(f"| shedders `{ruleset}` AEC env (`shedders.env`) | {aec[ruleset]:,.0f} |")
-    peers = {}
-    peers["openspiel"] = median_rate(lambda: openspiel_rate(aec_steps), rounds) if _has("pyspiel") else None
-    say(f"| OpenSpiel `crazy_eights` (C++, observation tensor each step) | {fmt(peers['openspiel'])} |")
-    peers["rlcard"] = median_rate(lambda: rlcard_rate(aec_steps), rounds) if _has("rlcard") else None
-    say(f"| RLCard `uno` | {fmt(peers['rlcard'])} |")
-    from pettingzoo.classic import connect_four_v3, texas_holdem_v4
-
-    peers["connect_four"] = median_rate(lambda: aec_rate(connect_four_v3.env, aec_steps), rounds)
-    say(f"| PettingZoo `connect_four_v3.env()` | {peers['connect_four']:,.0f} |")
-    peers["texas_holdem"] = median_rate(lambda: aec_rate(texas_holdem_v4.env, aec_steps), rounds)
-    say(f"| PettingZoo `texas_holdem_v4.env()` | {peers['texas_holdem']:,.0f} |")
-    say()
-
-    say("## State size")
-    say()
-    say("| ruleset | players | bytes of engine state per game | + observation + mask buffers |")
-    say("|---|---:|---:|---:|")
-    for ruleset, n in (("core", 4), ("core", 5), ("south_african", 6)):
-        vg = shedders.VectorGame(ruleset, 16, n)
-        extra = vg.observation.shape[1] + vg.action_mask.shape[1] + 2 + n * 5 + 4
-        say(f"| {ruleset} | {n} | {vg.state_bytes_per_game} | {vg.state_bytes_per_game + extra} |")
-    say()
-
+        startup_section(say)
+    best = engine_section(seconds, rounds, all_threads, say)
+    aec, peers = single_env_section(aec_steps, rounds, say)
+    state_size_section(say)
     scale = scale_sections(args, skip, rounds, say)
 
     say("## Targets (issue 4)")
@@ -276,121 +215,234 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\nwrote {args.out}")
 
 
+def startup_section(say) -> None:
+    """Import + compile + first step in a new process, with an empty and with a warm numba cache."""
+    cold = startup_seconds(clear_cache=True)
+    warm = statistics.median(startup_seconds(clear_cache=False) for _ in range(3))
+    code = "import shedders; v=shedders.VectorGame('core', 8, 4); v.reset(); v.step(v.sample_legal())"
+    vector_starts = []
+    for _ in range(4):  # the first run compiles the batched kernels into the cache
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        vector_starts.append(time.perf_counter() - t)
+    say("## Start-up: import + compile + first step, in a new process")
+    say()
+    say("| | cold (empty numba cache) | warm (cached) |")
+    say("|---|---:|---:|")
+    say(f"| AEC env (`south_african`) | {cold:.1f} s | {warm:.2f} s |")
+    say(f"| VectorGame (`core`), after the AEC kernels are cached | {vector_starts[0]:.1f} s | "
+        f"{statistics.median(vector_starts[1:]):.2f} s |")
+    say()
+
+
+def engine_section(seconds: float, rounds: int, all_threads: int, say) -> dict:
+    """The batched engine's steps/s by ruleset, batch and threads; returns the best rate per (ruleset, threads)."""
+    say("## Batched engine (`VectorGame`): sample_legal + step, observation and mask written every step")
+    say()
+    say("games/s = steps/s / mean game length (random legal play, 4 players).")
+    say()
+    say("| ruleset | mean length | batch | threads | steps/s | games/s |")
+    say("|---|---:|---:|---:|---:|---:|")
+    best = {}
+    for ruleset in RULESETS:
+        length = mean_game_length(ruleset)
+        for threads in sorted({1, all_threads}):
+            for batch in BATCHES:
+                sps = engine_rate(ruleset, batch, threads, seconds, rounds)
+                best[(ruleset, threads)] = max(best.get((ruleset, threads), 0), sps)
+                say(f"| {ruleset} | {length:,.0f} | {batch:,} | {threads} | {sps:,.0f} | {sps / length:,.1f} |")
+    numba.set_num_threads(all_threads)
+    say()
+    return best
+
+
+def single_env_section(aec_steps: int, rounds: int, say) -> tuple[dict, dict]:
+    """One env stepped from Python: each ruleset's AEC env and the peers; returns (ours, peers) in steps/s."""
+    say("## Single environments, one step at a time from Python")
+    say()
+    say("| environment | steps/s |")
+    say("|---|---:|")
+    aec = {}
+    for ruleset in RULESETS:
+        aec[ruleset] = median_rate(lambda rs=ruleset: aec_rate(lambda: shedders.env(rs, 4), aec_steps), rounds)
+        say(f"| shedders `{ruleset}` AEC env (`shedders.env`) | {aec[ruleset]:,.0f} |")
+    peers = {}
+    peers["openspiel"] = median_rate(lambda: openspiel_rate(aec_steps), rounds) if _has("pyspiel") else None
+    say(f"| OpenSpiel `crazy_eights` (C++, observation tensor each step) | {fmt(peers['openspiel'])} |")
+    peers["rlcard"] = median_rate(lambda: rlcard_rate(aec_steps), rounds) if _has("rlcard") else None
+    say(f"| RLCard `uno` | {fmt(peers['rlcard'])} |")
+    from pettingzoo.classic import connect_four_v3, texas_holdem_v4
+
+    peers["connect_four"] = median_rate(lambda: aec_rate(connect_four_v3.env, aec_steps), rounds)
+    say(f"| PettingZoo `connect_four_v3.env()` | {peers['connect_four']:,.0f} |")
+    peers["texas_holdem"] = median_rate(lambda: aec_rate(texas_holdem_v4.env, aec_steps), rounds)
+    say(f"| PettingZoo `texas_holdem_v4.env()` | {peers['texas_holdem']:,.0f} |")
+    say()
+    return aec, peers
+
+
+def state_size_section(say) -> None:
+    say("## State size")
+    say()
+    say("| ruleset | players | bytes of engine state per game | + observation + mask buffers |")
+    say("|---|---:|---:|---:|")
+    for ruleset, n in (("core", 4), ("core", 5), ("south_african", 6)):
+        vg = shedders.VectorGame(ruleset, 16, n)
+        extra = vg.observation.shape[1] + vg.action_mask.shape[1] + 2 + n * 5 + 4
+        say(f"| {ruleset} | {n} | {vg.state_bytes_per_game} | {vg.state_bytes_per_game + extra} |")
+    say()
+
+
+def lean_section(args, rounds: int, say):
+    """The engine with and without observations, against OpenSpiel's crazy_eights with and without."""
+    steps = 20_000 if args.quick else 200_000
+    peer = {obs: statistics.median(openspiel_rate(steps, seed=r, observe=obs) for r in range(rounds))
+            for obs in (True, False)}
+    say("## The engine like for like: with and without observations, against crazy_eights with and without")
+    say()
+    say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} "
+        "steps/s with "
+        f"`observation_tensor()` every step, {peer[False]:,.0f} without.")
+    say()
+    say("| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
+    say("|---|---:|---:|---:|---:|")
+    result = {"peer": peer}
+    for rs in RULESETS:
+        full = engine_rate(rs, 4096, 2, 0.05 if args.quick else 1.0, rounds)
+        lean = engine_rate(rs, 4096, 2, 0.05 if args.quick else 1.0, rounds, write_observations=False)
+        result[rs] = (full, lean)
+        say(f"| {rs} | {full:,.0f} | {full / peer[True]:.0f}x | {lean:,.0f} | {lean / peer[False]:.0f}x |")
+    say()
+    return result
+
+
+def profile_section(args, rounds: int, say):
+    """Where the engine's step spends its time, part by part (``benchmarks.engine_profile``)."""
+    from benchmarks.engine_profile import COLUMNS, profile
+
+    say("## Where the engine's step spends its time (`benchmarks.engine_profile`)")
+    say()
+    say("ns per game-step x 2 threads at batch 4,096, each part timed apart (step figures without "
+        "`sample_legal`); `apply + bookkeeping` = `step (no obs)` - `legal`. The parts timed alone walk every "
+        "game's state again, so they can exceed their share inside the step.")
+    say()
+    say("| ruleset | " + " | ".join(COLUMNS) + " |")
+    say("|---|" + "---:|" * len(COLUMNS))
+    result = {}
+    for rs in RULESETS:
+        res = profile(rs, 4096, 2, 20 if args.quick else 200, rounds)
+        result[rs] = res
+        say(f"| {rs} | " + " | ".join(f"{res[c]:.0f}" for c in COLUMNS) + " |")
+    say()
+    return result
+
+
+def ray_section(args, rounds: int, say):
+    """The Ray backend against the local one (``benchmarks.ray_backend``)."""
+    from benchmarks import ray_backend
+
+    r = ray_backend.main(["--games", str(args.ray_games), "--repeats", str(max(2, rounds))])
+    result = r
+    say("## The Ray backend against the local one (`benchmarks.ray_backend`)")
+    say()
+    say(f"A {args.ray_games:,}-deal tournament of random,greedy in core with `--workers 2`, each run a fresh "
+        f"process, backends alternating.")
+    say()
+    say("| backend | runs (s) | median (s) |")
+    say("|---|---|---:|")
+    for k in ("local", "ray"):
+        say(f"| {k} | {', '.join(f'{t:.1f}' for t in r['times'][k])} | {r['median'][k]:.1f} |")
+    say()
+    say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}.")
+    say()
+    return result
+
+
+def train_section(args, rounds: int, say):
+    """PPO training throughput by ruleset and threads (``benchmarks.train_throughput``)."""
+    from benchmarks.train_throughput import RULESETS as TRAIN_RULESETS
+    from benchmarks.train_throughput import SHARES
+
+    say("## PPO training throughput (`benchmarks.train_throughput`)")
+    say()
+    say(f"The first {args.train_updates} updates of a fresh default `train_ppo` run (512 games x 64 steps per "
+        f"update), each in a new process; median over the updates; the shares are of each update's wall time.")
+    say()
+    say("| ruleset | threads | engine steps/s | " + " | ".join(SHARES) + " |")
+    say("|---|---:|---:|" + "---:|" * len(SHARES))
+    result = {}
+    for rs in TRAIN_RULESETS:
+        for t in (1, 2):
+            m = measure_apart(rs, t, args.train_updates)
+            result[(rs, t)] = m
+            say(f"| {rs} | {t} | {m['sps']:,.0f} | " + " | ".join(f"{m[k]:.0%}" for k in SHARES) + " |")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    say()
+    return result
+
+
+def peer_section(args, rounds: int, say):
+    """Our PPO against SB3-contrib's MaskablePPO (``benchmarks.train_peer``)."""
+    r = main_apart("benchmarks.train_peer", ["--seconds", str(args.peer_seconds)])
+    result = r
+    say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
+    say()
+    say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of "
+        "training "
+        f"each, then 100 fresh deals with the learner in every seat (most_cards at the cap).")
+    say()
+    say("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
+    say("|---|---:|---:|---|---:|")
+    for k, v in r["results"].items():
+        m, lo, hi = v["reward"]
+        say(f"| {k} | {v['engine_steps'] / v['seconds']:,.0f} | {v['learner_steps'] / v['seconds']:,.0f} | "
+            f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {v['capped']:.1%} |")
+    d = r["paired"]
+    say()
+    say(f"Ours - MaskablePPO, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, "
+        f"{d['hi']:+.3f}]; "
+        f"engine steps/s ratio **{r['ratio']:.1f}x**.")
+    say()
+    return result
+
+
+def suite_section(args, rounds: int, say):
+    """The test suite's wall time in this checkout."""
+    say("## The test suite, in this checkout (numba cache warm)")
+    say()
+    say("| command | wall time | result |")
+    say("|---|---:|---|")
+    result = {}
+    for label, cmd in (("full suite", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
+                       ("fast tier", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
+                                      "not slow"])):
+        t = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
+                              check=False)
+        wall = time.perf_counter() - t
+        tail = (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
+        result[label] = (wall, tail, done.returncode)
+        say(f"| `{' '.join(['pytest'] + cmd[3:])}` | {wall / 60:.1f} min | {tail} |")
+    say()
+    return result
+
+
+#: the scale and speed sections: (name for ``--skip``, the section, the module it needs or None)
+SCALE = (
+    ("lean", lean_section, 'pyspiel'),
+    ("profile", profile_section, None),
+    ("ray", ray_section, 'ray'),
+    ("train", train_section, None),
+    ("peer", peer_section, 'sb3_contrib'),
+    ("suite", suite_section, None),
+)
+
+
 def scale_sections(args, skip: set, rounds: int, say) -> dict:
-    """The scale and speed sections (issue 27); returns their figures for the targets table."""
-    out: dict = {}
-    quick = args.quick
-    if "lean" not in skip and _has("pyspiel"):
-        steps = 20_000 if quick else 200_000
-        peer = {obs: statistics.median(openspiel_rate(steps, seed=r, observe=obs) for r in range(rounds))
-                for obs in (True, False)}
-        say("## The engine like for like: with and without observations, against crazy_eights with and without")
-        say()
-        say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} "
-            "steps/s with "
-            f"`observation_tensor()` every step, {peer[False]:,.0f} without.")
-        say()
-        say("| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
-        say("|---|---:|---:|---:|---:|")
-        out["lean"] = {"peer": peer}
-        for rs in RULESETS:
-            full = engine_rate(rs, 4096, 2, 0.05 if quick else 1.0, rounds)
-            lean = engine_rate(rs, 4096, 2, 0.05 if quick else 1.0, rounds, write_observations=False)
-            out["lean"][rs] = (full, lean)
-            say(f"| {rs} | {full:,.0f} | {full / peer[True]:.0f}x | {lean:,.0f} | {lean / peer[False]:.0f}x |")
-        say()
-    if "profile" not in skip:
-        from benchmarks.engine_profile import COLUMNS, profile
-
-        say("## Where the engine's step spends its time (`benchmarks.engine_profile`)")
-        say()
-        say("ns per game-step x 2 threads at batch 4,096, each part timed apart (step figures without "
-            "`sample_legal`); `apply + bookkeeping` = `step (no obs)` - `legal`. The parts timed alone walk every "
-            "game's state again, so they can exceed their share inside the step.")
-        say()
-        say("| ruleset | " + " | ".join(COLUMNS) + " |")
-        say("|---|" + "---:|" * len(COLUMNS))
-        out["profile"] = {}
-        for rs in RULESETS:
-            res = profile(rs, 4096, 2, 20 if quick else 200, rounds)
-            out["profile"][rs] = res
-            say(f"| {rs} | " + " | ".join(f"{res[c]:.0f}" for c in COLUMNS) + " |")
-        say()
-    if "ray" not in skip and _has("ray"):
-        from benchmarks import ray_backend
-
-        r = ray_backend.main(["--games", str(args.ray_games), "--repeats", str(max(2, rounds))])
-        out["ray"] = r
-        say("## The Ray backend against the local one (`benchmarks.ray_backend`)")
-        say()
-        say(f"A {args.ray_games:,}-deal tournament of random,greedy in core with `--workers 2`, each run a fresh "
-            f"process, backends alternating.")
-        say()
-        say("| backend | runs (s) | median (s) |")
-        say("|---|---|---:|")
-        for k in ("local", "ray"):
-            say(f"| {k} | {', '.join(f'{t:.1f}' for t in r['times'][k])} | {r['median'][k]:.1f} |")
-        say()
-        say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}.")
-        say()
-    if "train" not in skip:
-        from benchmarks.train_throughput import RULESETS as TRAIN_RULESETS
-        from benchmarks.train_throughput import SHARES
-
-        say("## PPO training throughput (`benchmarks.train_throughput`)")
-        say()
-        say(f"The first {args.train_updates} updates of a fresh default `train_ppo` run (512 games x 64 steps per "
-            f"update), each in a new process; median over the updates; the shares are of each update's wall time.")
-        say()
-        say("| ruleset | threads | engine steps/s | " + " | ".join(SHARES) + " |")
-        say("|---|---:|---:|" + "---:|" * len(SHARES))
-        out["train"] = {}
-        for rs in TRAIN_RULESETS:
-            for t in (1, 2):
-                m = measure_apart(rs, t, args.train_updates)
-                out["train"][(rs, t)] = m
-                say(f"| {rs} | {t} | {m['sps']:,.0f} | " + " | ".join(f"{m[k]:.0%}" for k in SHARES) + " |")
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        say()
-    if "peer" not in skip and _has("sb3_contrib"):
-        r = main_apart("benchmarks.train_peer", ["--seconds", str(args.peer_seconds)])
-        out["peer"] = r
-        say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
-        say()
-        say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of "
-            "training "
-            f"each, then 100 fresh deals with the learner in every seat (most_cards at the cap).")
-        say()
-        say("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
-        say("|---|---:|---:|---|---:|")
-        for k, v in r["results"].items():
-            m, lo, hi = v["reward"]
-            say(f"| {k} | {v['engine_steps'] / v['seconds']:,.0f} | {v['learner_steps'] / v['seconds']:,.0f} | "
-                f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}] | {v['capped']:.1%} |")
-        d = r["paired"]
-        say()
-        say(f"Ours - MaskablePPO, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, "
-            f"{d['hi']:+.3f}]; "
-            f"engine steps/s ratio **{r['ratio']:.1f}x**.")
-        say()
-    if "suite" not in skip:
-        say("## The test suite, in this checkout (numba cache warm)")
-        say()
-        say("| command | wall time | result |")
-        say("|---|---:|---|")
-        out["suite"] = {}
-        for label, cmd in (("full suite", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]),
-                           ("fast tier", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
-                                          "not slow"])):
-            t = time.perf_counter()
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1],
-                                  check=False)
-            wall = time.perf_counter() - t
-            tail = (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
-            out["suite"][label] = (wall, tail, done.returncode)
-            say(f"| `{' '.join(['pytest'] + cmd[3:])}` | {wall / 60:.1f} min | {tail} |")
-        say()
-    return out
+    """The scale and speed sections (issue 27) not skipped and whose peers are installed; returns their figures
+    for the targets table."""
+    return {name: section(args, rounds, say) for name, section, needs in SCALE
+            if name not in skip and (needs is None or _has(needs))}
 
 
 def measure_apart(ruleset: str, threads: int, updates: int) -> dict:
@@ -436,7 +488,8 @@ def issue27_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
             row(f"`{rs}` engine, {threads} threads, best batch >= {goal}x crazy_eights (both with observations)",
                 f"{top:,.0f} steps/s", top / lean["peer"][True], goal)
     for rs in RULESETS:
-        row(f"`{rs}` AEC env >= 3x connect_four env()", f"{aec[rs]:,.0f} steps/s", aec[rs] / peers["connect_four"], 3)
+        row(f"`{rs}` AEC env >= 3x connect_four env()", f"{aec[rs]:,.0f} steps/s",
+            aec[rs] / peers["connect_four"], 3)
     if "train" in scale and (PPO_RULESET, 2) in scale["train"]:
         m = scale["train"][(PPO_RULESET, 2)]
         row("PPO end to end, core, 2 threads >= 100k engine steps/s (ratio: to 100k)", f"{m['sps']:,.0f} steps/s",

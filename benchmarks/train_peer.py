@@ -109,7 +109,8 @@ def train_peer(cfg: Config) -> dict:
         a, _ = model.predict({"observation": obs, "action_mask": mask}, action_masks=mask.astype(bool),
                              deterministic=False)
         return int(a)
-    return {"engine_steps": engine_steps[0], "learner_steps": int(model.num_timesteps), "seconds": wall, "act": act}
+    return {"engine_steps": engine_steps[0], "learner_steps": int(model.num_timesteps), "seconds": wall,
+            "act": act}
 
 
 def evaluate(cfg: Config, act) -> tuple[np.ndarray, np.ndarray]:

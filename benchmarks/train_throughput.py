@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         ap.error("--threads must be positive")
     lines = [(f"PPO training throughput, first {args.updates} updates of a fresh default run (torch "
              f"{torch.__version__}); median over the updates."), "",
-             "| ruleset | threads | engine steps/s | learner's share of steps | engine | forward | opponents | "
-             "update |",
+             ("| ruleset | threads | engine steps/s | learner's share of steps | engine | forward | opponents | "
+             "update |"),
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     print("\n".join(lines), flush=True)
     results = []

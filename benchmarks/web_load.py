@@ -70,7 +70,8 @@ async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, fai
     d = await call("POST", "/api/games", json={"ruleset": cfg.ruleset, "players": cfg.players,
                                                 "opponents": cfg.opponents, "seed": cfg.seed + i})
     while d is not None and not d["over"]:
-        d = await call("POST", f"/api/games/{d['id']}/action", json={"action": rng.choice(d["view"]["legal"])["action"]})
+        move = rng.choice(d["view"]["legal"])["action"]
+        d = await call("POST", f"/api/games/{d['id']}/action", json={"action": move})
     return d is not None and d["result"] is not None
 
 

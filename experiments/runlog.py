@@ -61,7 +61,8 @@ def forget_after(run_dir: Path, last_update: int) -> None:
 
 def log_row(path: Path, row: dict, writer, prefix: str = "train/") -> None:
     """Append ``row`` to the CSV log at ``path`` (a new column rewrites the file with the wider header) and, with a
-    ``writer``, each finite number of it as a TensorBoard scalar ``prefix + key`` at step ``row["global_step"]``."""
+    ``writer``, each finite number of it as a TensorBoard scalar ``prefix + key`` at step
+    ``row["global_step"]``."""
     new = not path.exists()
     fields = list(row)
     if not new:

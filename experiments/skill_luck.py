@@ -178,7 +178,8 @@ def relative_skill(beginner: float, best: float, fictive: float) -> dict:
     """Dreef, Borm and van der Genugten (2004): RS = LE / (LE + RE), with the learning effect LE = best - beginner
     and the random effect RE = fictive - best, in expected reward. NaN when LE + RE = 0."""
     le, re = best - beginner, fictive - best
-    return {"learning_effect": le, "random_effect": re, "relative_skill": le / (le + re) if le + re != 0 else math.nan}
+    return {"learning_effect": le, "random_effect": re,
+            "relative_skill": le / (le + re) if le + re != 0 else math.nan}
 
 
 def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
@@ -259,7 +260,8 @@ def outside_note(rs: dict) -> str:
 
 
 def with_budget(spec: str, budget: int) -> str:
-    """``spec`` with its ``budget`` option set (``oracle:opponents=random`` -> ``oracle:opponents=random+budget=256``)."""
+    """``spec`` with its ``budget`` option set (``oracle:opponents=random`` ->
+    ``oracle:opponents=random+budget=256``)."""
     _name, options = T.parse_agent(spec)
     label = spec.partition(":")[0]
     options["budget"] = int(budget)
@@ -431,7 +433,8 @@ def variance_shares(layout, bootstrap: int = 0, seed: int = 0) -> dict:
         for k, vals in draws.items():
             vals = np.asarray(vals)
             vals = vals[np.isfinite(vals)]
-            point[f"{k}_lo"], point[f"{k}_hi"] = ((float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5)))
+            point[f"{k}_lo"], point[f"{k}_hi"] = ((float(np.percentile(vals, 2.5)),
+                                                   float(np.percentile(vals, 97.5)))
                                                   if len(vals) else (math.nan, math.nan))
     return point
 
@@ -454,7 +457,8 @@ def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> d
                                                                   / abs(diff)) ** 2)))
     dd = pa - pb
     n = len(ya) / len(ka)
-    dup = math.inf if dd.mean() == 0 else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n
+    dup = (math.inf if dd.mean() == 0
+           else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n)
     se = math.sqrt(ya.var(ddof=1) / len(ya) + yb.var(ddof=1) / len(yb))
     return {"a": a, "b": b, "leader": leader, "reward_gap": diff, "gap_lo": diff - 1.96 * se,
             "gap_hi": diff + 1.96 * se, "games_to_lead": fresh, "duplicate_games_to_lead": float(dup)}
@@ -537,47 +541,59 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     for fld in dict.fromkeys([cfg.field_agent, "random"]):
         runs = {_label(s): one_seat(fld, s) for s in real}
         bound[fld] = {b: relative_skill_from_rows(runs, b, [_label(s) for s in real], "best payoff", cfg.bootstrap,
-                                                  cfg.seed, split=cfg.split, ceiling=best_payoff) for b in beginners}
+                                                  cfg.seed, split=cfg.split, ceiling=best_payoff)
+                      for b in beginners}
     for fld in [f for f in dict.fromkeys([cfg.field_agent, "random"]) if f in cfg.oracle_fields] if oracle else ():
         runs = {_label(s): one_seat(fld, s) for s in names}
         if cfg.certify:
             runs[_label(oracle)], certification[fld] = certify_oracle(cfg, ruleset, oracle, fld, runs, real, play)
         skill_by_beginner[fld] = {
-            b: relative_skill_from_rows(runs, b, [_label(s) for s in real], _label(oracle), cfg.bootstrap, cfg.seed,
-                                        split=cfg.split)
+            b: relative_skill_from_rows(runs, b, [_label(s) for s in real], _label(oracle), cfg.bootstrap,
+                                        cfg.seed, split=cfg.split)
             for b in beginners}
         skill[fld] = skill_by_beginner[fld][beginners[0]]
     seats = {_label(s): seat_effects(rows[f"copies-{_label(s)}"]) for s in copies_}
     capped = {tag: float(summaries[tag]["truncated_share"]) for tag in summaries}
-    all_rows = rows["all"]
     labels = [_label(s) for s in real]
-    pairs = [(i + 1, i) for i in range(len(labels) - 1)]
-    if len(labels) > 2:
-        pairs.append((2, 0))
-    lead = []
-    for a, b in pairs:
-        m = lead_measure(all_rows, a, b, cfg.bootstrap, cfg.seed)
-        lead.append({"a": labels[a], "b": labels[b], "leader": labels[a] if m["ahead"] >= 0.5 else labels[b], **m})
-    table_all = summaries["all"]["agents"]
-    top = max(table_all, key=lambda r: r["mu"])
-    bottom = min(table_all, key=lambda r: r["mu"])
-    ia, ib = real.index(top["agent"]), real.index(bottom["agent"])
-    s_top, _ = pair_scores(all_rows, ia, ib)
-    spread = {"strongest": _label(top["agent"]), "weakest": _label(bottom["agent"]),
-              "mu_gap": top["mu"] - bottom["mu"],
-              "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
-              "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
-              "ratings": {_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]} for r in table_all}}
+    pairs = [(i + 1, i) for i in range(len(labels) - 1)] + ([(2, 0)] if len(labels) > 2 else [])
+    lead = head_to_head(rows["all"], labels, pairs, cfg)
+    spread = rating_spread(summaries["all"]["agents"], real, rows["all"])
     field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in real}
     var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
     reward_leads = [reward_lead(field_runs, labels[a], labels[b]) for a, b in pairs]
     return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline, "agents": real,
             "oracle": oracle,
-            "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill, "lead": lead,
+            "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill,
+            "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
-            "relative_skill_by_beginner": skill_by_beginner, "relative_skill_bound": bound, "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
+            "relative_skill_by_beginner": skill_by_beginner, "relative_skill_bound": bound,
+            "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
+
+
+def head_to_head(all_rows: dict, labels: list[str], pairs: list[tuple[int, int]], cfg: Config) -> list[dict]:
+    """For each pair (a, b) of the all-agent table: how often a finished ahead of b and the games each needs to
+    lead (``lead_measure``), with the leader named."""
+    lead = []
+    for a, b in pairs:
+        m = lead_measure(all_rows, a, b, cfg.bootstrap, cfg.seed)
+        lead.append({"a": labels[a], "b": labels[b], "leader": labels[a] if m["ahead"] >= 0.5 else labels[b], **m})
+    return lead
+
+
+def rating_spread(table_all: list[dict], real: list[str], all_rows: dict) -> dict:
+    """The strongest and weakest agent of the all-agent table by rating: their mu gap (95%), how often the
+    strongest finished ahead, and that share as an Elo gap; every agent's rating."""
+    top = max(table_all, key=lambda r: r["mu"])
+    bottom = min(table_all, key=lambda r: r["mu"])
+    s_top, _ = pair_scores(all_rows, real.index(top["agent"]), real.index(bottom["agent"]))
+    return {"strongest": _label(top["agent"]), "weakest": _label(bottom["agent"]),
+            "mu_gap": top["mu"] - bottom["mu"],
+            "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
+            "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
+            "ratings": {_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]}
+                        for r in table_all}}
 
 
 def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict, real: list[str], play):
@@ -609,146 +625,180 @@ def _available(spec: str, ruleset: str) -> bool:
 
 
 def report_markdown(report: dict) -> str:
+    """The report in Markdown: the summary table, relative skill by field and beginner, then a section per
+    ruleset."""
     cfg = report["config"]
-    lines = [f"# Skill and luck at {cfg['players']} players", "",
-             f"`{report['command']}`", "",
+    lines = [f"# Skill and luck at {cfg['players']} players", "", f"`{report['command']}`", "",
              (f"{cfg['deals']} deals per tournament, each in every seat rotation; agents "
-              f"{', '.join(cfg['agents'])}; "
-             f"fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. Intervals are 95%."), ""]
-    lines += ["## Summary", "",
-              "| ruleset | relative skill, field of " + cfg["field_agent"] + " | relative skill, field of "
-                                                                             "random | "
-              "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
-              "search to lead expert | rating spread (Elo) |", "|---|---|---|---|---|---|---|"]
-    for r in report["rulesets"]:
-        rs = r["relative_skill"]
-        na = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
-        bd = r.get("relative_skill_bound", {})
-        first = lambda fld: next(iter(bd[fld].values())) if bd.get(fld) else na
-        f_ = rs.get(cfg["field_agent"]) or {**first(cfg["field_agent"]), "bound": True}
-        rr = rs.get("random") or {**first("random"), "bound": True}
-        v = r["variance"]
-        vtxt = (f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a")
-        lead = {(x["a"], x["b"]): x for x in r["reward_lead"]}
-
-        def g(a, b):
-            x = lead.get((a, b))
-            if not x:
-                return "n/a"
-            lead_by = "" if x["leader"] == a else f" ({b} leads)"
-            return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
-        def rs_txt(x):
-            if not math.isfinite(x["relative_skill"]):
-                return "n/a (no fictive player)"
-            pre = "at least " if x.get("bound") else ""
-            return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
-
-        lines.append(f"| {r['ruleset']} | {rs_txt(f_)} | {rs_txt(rr)} | {vtxt} "
-                     f"| {g('expert', 'random')} | {g(_search_label(cfg), 'expert')} "
-                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+              f"{', '.join(cfg['agents'])}; fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. "
+              "Intervals are 95%."), ""]
+    lines += _summary_table(report)
     if any(r.get("relative_skill_bound") for r in report["rulesets"]):
-        how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
-               else "best real player chosen and measured on every deal")
-        lines += ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its "
-                  "budget certified when doubling it moved the random effect by less than the tolerance; the "
-                  "lower "
-                  "bound puts the game's best payoff in the fictive player's place (no player can score more, so "
-                  "no fictive player can give less relative skill). Capped: the largest share of games at the ply "
-                  "cap over the ruleset's tournaments."), "",
-                  ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
-                  "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
-        for r in report["rulesets"]:
-            for fld, by_b in r.get("relative_skill_bound", {}).items():
-                c = r.get("certification", {}).get(fld)
-                btxt = (f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE "
-                        + " → ".join(f"{e:+.3f}" for e in c["random_effect"]) + ")") if c else (
-                    "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played")
-                for b, lb in by_b.items():
-                    x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
-                    orc = "n/a"
-                    if x:
-                        note = f" ({x['note']})" if x.get("note") else ""
-                        orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
-                    lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | "
-                                 f"{lb['relative_skill']:.2f} "
-                                 f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
-                                 f"| {r.get('capped_max', r['truncated_share']):.1%} |")
+        lines += _bounds_table(report)
     for r in report["rulesets"]:
-        lines += ["", f"## {r['ruleset']}", "",
-                  (f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the "
-                   "all-agent "
-                  f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated."), "",
-                  "One seat against three others, every seat of every deal (95% intervals):", "",
-                  (f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
-                  f"| win rate vs {cfg['field_agent']} | mean reward vs {cfg['field_agent']} |"),
-                  "|---|---|---|---|---|---|"]
-        for name, s in r["field_random"].items():
-            f = r.get("field_reference", {}).get(name)
-            ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
-                   f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
-            lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
-                         f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
-                         f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
-        lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
-                  "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " |",
-                  "|---" * (r["players"] + 1) + "|"]
-        for name, c in r["copies"].items():
-            lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
-                                                      for s in c["seats"]) + " |")
-        se = r.get("seat_effects", {})
-        if se:
-            lines += ["", ("Seat advantage in fields of copies: each seat's mean reward minus the table's, per "
-                           "deal "
-                      "(95% intervals), and the Wald test of no seat advantage:"), "",
-                      "| agent | " + " | ".join(f"seat {i}" for i in range(r["players"])) + " | chi2 (dof) | p |",
-                      "|---" * (r["players"] + 3) + "|"]
-            for name, x in se.items():
-                lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
-                                                          for t in x["seats"])
-                             + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
-        if r.get("capped"):
-            lines += ["", "Share of games that reached the ply cap, per tournament: "
-                      + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
-        lines += ["", "| field | beginner | best real | fictive | learning effect | random effect | relative "
-                      "skill |",
-                  "|---|---|---|---|---|---|---|"]
-        if not r["relative_skill"]:
-            lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
-        rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
-        for fld, s in rows_rs or r["relative_skill"].items():
-            m = s["means"]
-            lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
-                         f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
-                         f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
-                         f"{s['rs_hi']:.2f}] |")
-        lines += ["", (f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
-                  "confidence, normal approximation):"), "",
-                  "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
-                  "|---|---|---|---|---|---|"]
-        for x in r["reward_lead"]:
-            lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, "
-                         f"{x['gap_hi']:+.3f}] "
-                         f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
-        lines += ["", "Head to head at the all-agent table (" + ", ".join(r.get("agents", cfg["agents"])) + "; finishing ahead, "
-                  "ties half; games to lead computed exactly, interval from resampling deals):", "",
-                  "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
-                  "|---|---|---|---|---|---|"]
-        for x in r["lead"]:
-            lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
-                         f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
-                         f"| {_n(x['duplicate_games_to_lead'])} |")
-        sp = r["spread"]
-        lines += ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
+        lines += _ruleset_section(r, cfg)
+    return "\n".join(lines) + "\n"
+
+
+_NO_SKILL = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
+
+
+def _skill_text(x: dict) -> str:
+    if not math.isfinite(x["relative_skill"]):
+        return "n/a (no fictive player)"
+    pre = "at least " if x.get("bound") else ""
+    return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
+
+
+def _games_to_lead(r: dict, a: str, b: str) -> str:
+    x = next((x for x in r["reward_lead"] if (x["a"], x["b"]) == (a, b)), None)
+    if not x:
+        return "n/a"
+    lead_by = "" if x["leader"] == a else f" ({b} leads)"
+    return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
+
+
+def _summary_table(report: dict) -> list[str]:
+    cfg = report["config"]
+    lines = ["## Summary", "",
+             (f"| ruleset | relative skill, field of {cfg['field_agent']} | relative skill, field of random | "
+             "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
+             "search to lead expert | rating spread (Elo) |"), "|---|---|---|---|---|---|---|"]
+    for r in report["rulesets"]:
+        rs, bound = r["relative_skill"], r.get("relative_skill_bound", {})
+
+        def skill(fld, rs=rs, bound=bound):  # the measured relative skill, else the lower bound
+            return rs.get(fld) or {**(next(iter(bound[fld].values())) if bound.get(fld) else _NO_SKILL),
+                                   "bound": True}
+
+        v = r["variance"]
+        vtxt = f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a"
+        lines.append(f"| {r['ruleset']} | {_skill_text(skill(cfg['field_agent']))} "
+                     f"| {_skill_text(skill('random'))} | {vtxt} | {_games_to_lead(r, 'expert', 'random')} "
+                     f"| {_games_to_lead(r, _search_label(cfg), 'expert')} "
+                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+    return lines
+
+
+def _bounds_table(report: dict) -> list[str]:
+    cfg = report["config"]
+    how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
+           else "best real player chosen and measured on every deal")
+    lines = ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its budget "
+                  "certified when doubling it moved the random effect by less than the tolerance; the lower bound "
+                  "puts the game's best payoff in the fictive player's place (no player can score more, so no "
+                  "fictive player can give less relative skill). Capped: the largest share of games at the ply "
+                  "cap over the ruleset's tournaments."), "",
+             ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
+              "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
+    for r in report["rulesets"]:
+        for fld, by_b in r.get("relative_skill_bound", {}).items():
+            c = r.get("certification", {}).get(fld)
+            if c:
+                effects = " → ".join(f"{e:+.3f}" for e in c["random_effect"])
+                btxt = f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects})"
+            else:
+                btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
+            for b, lb in by_b.items():
+                x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
+                orc = "n/a"
+                if x:
+                    note = f" ({x['note']})" if x.get("note") else ""
+                    orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
+                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
+                             f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
+                             f"| {r.get('capped_max', r['truncated_share']):.1%} |")
+    return lines
+
+
+def _ruleset_section(r: dict, cfg: dict) -> list[str]:
+    """One ruleset's section: its seats, its fields of copies, relative skill, games to lead, spread, variance."""
+    return [*_seat_tables(r, cfg), *_skill_table(r), *_lead_tables(r, cfg), *_spread_and_variance(r, cfg)]
+
+
+def _seat_tables(r: dict, cfg: dict) -> list[str]:
+    ref_field = cfg["field_agent"]
+    lines = ["", f"## {r['ruleset']}", "",
+             (f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
+             f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated."), "",
+             "One seat against three others, every seat of every deal (95% intervals):", "",
+             (f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
+             f"| win rate vs {ref_field} | mean reward vs {ref_field} |"), "|---|---|---|---|---|---|"]
+    for name, s in r["field_random"].items():
+        f = r.get("field_reference", {}).get(name)
+        ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
+               f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
+        lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
+                     f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
+                     f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
+    seats = " | ".join(f"seat {i}" for i in range(r["players"]))
+    lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
+              f"| agent | {seats} |", "|---" * (r["players"] + 1) + "|"]
+    for name, c in r["copies"].items():
+        lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
+                                                  for s in c["seats"]) + " |")
+    if r.get("seat_effects"):
+        lines += ["", ("Seat advantage in fields of copies: each seat's mean reward minus the table's, per deal "
+                  "(95% intervals), and the Wald test of no seat advantage:"), "",
+                  f"| agent | {seats} | chi2 (dof) | p |", "|---" * (r["players"] + 3) + "|"]
+        for name, x in r["seat_effects"].items():
+            lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
+                                                      for t in x["seats"])
+                         + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
+    if r.get("capped"):
+        lines += ["", "Share of games that reached the ply cap, per tournament: "
+                  + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
+    return lines
+
+
+def _skill_table(r: dict) -> list[str]:
+    lines = ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
+             "|---|---|---|---|---|---|---|"]
+    if not r["relative_skill"]:
+        lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
+    rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
+    for fld, s in rows_rs or r["relative_skill"].items():
+        m = s["means"]
+        lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
+                     f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
+                     f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
+                     f"{s['rs_hi']:.2f}] |")
+    return lines
+
+
+def _lead_tables(r: dict, cfg: dict) -> list[str]:
+    lines = ["", (f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
+             "confidence, normal approximation):"), "",
+             "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
+             "|---|---|---|---|---|---|"]
+    for x in r["reward_lead"]:
+        lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
+                     f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
+    table = ", ".join(r.get("agents", cfg["agents"]))
+    lines += ["", (f"Head to head at the all-agent table ({table}; finishing ahead, ties half; games to lead "
+              "computed exactly, interval from resampling deals):"), "",
+              "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
+              "|---|---|---|---|---|---|"]
+    for x in r["lead"]:
+        lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
+                     f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
+                     f"| {_n(x['duplicate_games_to_lead'])} |")
+    return lines
+
+
+def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
+    sp = r["spread"]
+    lines = ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
                   f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about "
                   f"{sp['elo_gap']:.0f} Elo.")]
-        v = r["variance"]
-        if v:
-            lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "
-                      f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} "
-                      f"[{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], "
-                      f"agent {v['agent']:.3f} [{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
-                      f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
-    return "\n".join(lines) + "\n"
+    v = r["variance"]
+    if v:
+        lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "
+                  f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} "
+                  f"[{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], agent {v['agent']:.3f} "
+                  f"[{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
+                  f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
+    return lines
 
 
 def _search_label(cfg: dict) -> str:
@@ -829,7 +879,8 @@ def run(cfg: Config, progress: bool = True, command: str = "") -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     rulesets = [measure_ruleset(cfg, r, progress) for r in cfg.rulesets]
-    report = {"config": asdict(cfg), "command": command or "python -m experiments.skill_luck", "rulesets": rulesets,
+    report = {"config": asdict(cfg), "command": command or "python -m experiments.skill_luck",
+              "rulesets": rulesets,
               "seconds": time.perf_counter() - t0}
     (out_dir / "report.json").write_text(json.dumps(report, indent=1, default=_finite))
     (out_dir / "report.md").write_text(report_markdown(report))

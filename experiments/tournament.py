@@ -61,9 +61,9 @@ from shedders.vector import game_seeds
 CHUNK_DEALS = 32  # default deals per chunk: the unit of work, of seeding and of saved progress
 
 
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 # Configuration
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 @dataclass
 class Config:
     """A duplicate tournament: every deal is played once in every seat rotation."""
@@ -96,7 +96,8 @@ class Config:
     replays: int = 0
     """save the first REPLAYS games as replays under runs/<name>/replays/ (shedders replay FILE)"""
     lineup: list[int] | None = field(default=None, metadata={"items": "agent indices"})
-    """a fixed seating, agent indices per seat, for every deal before rotation (0,1,1,1: agent 0 against three of 1)"""
+    """a fixed seating, agent indices per seat, for every deal before rotation (0,1,1,1: agent 0 against three
+    of 1)"""
 
     def run_name(self) -> str:
         if self.name:
@@ -130,9 +131,9 @@ def lineups(cfg: Config, rng: np.random.Generator, deals: int) -> np.ndarray:
     return out
 
 
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 # Playing one chunk of deals (in any process)
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
     """Play deals [chunk * cfg.chunk, + deals) in every rotation; returns one record per game."""
 
@@ -154,8 +155,8 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
     built = []
     for idx, spec in enumerate(cfg.agents):
         name, options = parse_agent(spec)
-        built.append(agents_pkg.make(name, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
-                                                                     .integers(2**31)), **options))
+        seed = int(np.random.default_rng([cfg.seed, chunk, 2, idx]).integers(2**31))
+        built.append(agents_pkg.make(name, cfg.ruleset, n, seed=seed, **options))
 
     ACTION_NAMES = action_names(vg.rules)
 
@@ -247,9 +248,9 @@ def agent_rank_table(reward, seat_agent, k: int) -> tuple[np.ndarray, np.ndarray
     return present, reward_ranks(mean)  # an absent agent's NaN is ahead of no one
 
 
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 # Aggregation
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 def openskill_ratings(names: list[str], games, start: list | None = None) -> list:
     """OpenSkill (Plackett-Luce) ratings of ``names`` from ``games``, an iterable of (entries present, their ranks;
     1 is best, equal ranks tie), updated game by game in order, with no skill drift (tau = 0: the agents do not
@@ -276,7 +277,8 @@ def summarize(cfg: Config, records: list[dict]) -> dict:
     plies = np.concatenate([np.asarray(r["plies"]) for r in records])
     trunc = np.concatenate([np.asarray(r["truncated"]) for r in records])
     sort = np.lexsort((np.arange(len(deal)), deal))  # a fixed game order, whatever the chunk order
-    deal, seat_agent, reward, order, plies, trunc = (a[sort] for a in (deal, seat_agent, reward, order, plies, trunc))
+    deal, seat_agent, reward, order, plies, trunc = (
+        a[sort] for a in (deal, seat_agent, reward, order, plies, trunc))
     place = places(order, n)
     rank = reward_ranks(reward)
     games = len(deal)
@@ -368,7 +370,8 @@ def table(summary: dict) -> str:
             cells.append("n/a" if not p["games"] else f"{p['ahead']:.3f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
     lines += ["", ("Paired verdicts (row's mean reward minus column's on the deals where both sit, 95% interval, "
-              "paired t test over deals):"), "", "| | vs | difference (95%) | p | deals |", "|---|---|---|---|---|"]
+                   "paired t test over deals):"), "",
+              "| | vs | difference (95%) | p | deals |", "|---|---|---|---|---|"]
     for p in summary["pairwise"]:
         if names.index(p["agent"]) < names.index(p["opponent"]) and p.get("paired_deals", 0) >= 2:
             lines.append(f"| {p['agent']} | {p['opponent']} | {p['reward_diff']:+.4f} [{p['diff_lo']:+.4f}, "
@@ -419,9 +422,9 @@ def write_outputs(summary: dict, run_dir: Path) -> None:
     plot(summary, run_dir / "ratings.png")
 
 
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 # Running
-# ------------------------------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------------------
 def check(cfg: Config) -> None:
     """Every setting checked before anything is written or played: ``ValueError`` names the bad one. Each agent is
     built once here, so an unknown option or a bad value is refused now, not when the games start."""

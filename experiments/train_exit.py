@@ -149,9 +149,10 @@ def check(cfg: Config) -> None:
     if cfg.min_gap < 0 or cfg.anchor_coef < 0:
         raise ValueError("min_gap and anchor_coef must be >= 0")
     for spec in cfg.pool:
-        if not agents_pkg.parse_agent(spec)[0] in agents_pkg.offered_agents(cfg.ruleset):
+        if agents_pkg.parse_agent(spec)[0] not in agents_pkg.offered_agents(cfg.ruleset):
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
-    if cfg.expert != "guided" and not agents_pkg.parse_agent(cfg.expert)[0] in agents_pkg.offered_agents(cfg.ruleset):
+    expert = agents_pkg.parse_agent(cfg.expert)[0]
+    if cfg.expert != "guided" and expert not in agents_pkg.offered_agents(cfg.ruleset):
         raise ValueError(f"unknown expert {cfg.expert!r} for {cfg.ruleset}: guided, or an agent spec")
     if cfg.expert != "guided" and cfg.min_gap > 0:
         raise ValueError(f"--min-gap needs the guided search's values; the fixed expert {cfg.expert!r} gives only "
@@ -184,10 +185,10 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
             ctrl[g, rng.choice(n, 2, replace=False)] = -1
     collected = np.zeros((b, n))  # rewards each seat collected so far
     rec = {"obs": [], "cobs": [], "idx": [], "target": [], "soft": [], "game": [], "seat": [], "before": []}
-    agree = []
     obs_size = vg.observation_size
     cobs = np.zeros((b, obs_size * n), np.int8)
-    searched = decisions = 0
+    stats = {"searched": 0, "agree": []}
+    decisions = 0
     capped = np.zeros(b, bool)
     while True:
         live = np.flatnonzero(vg.state.phase != PH_OVER)  # (terminated is cleared on a game left untouched)
@@ -199,51 +200,11 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
         soft, soft_rows = None, np.zeros(0, np.int64)
         mine = live[ctrl[live, cur] < 0]
         if len(mine):
-            # a real choice after setup (setup is played by the policy, agents/guided.py says why)
-            real = (vg.num_legal[mine] > 1) & (vg.state.phase[mine] != PH_SETUP)
-            choice = mine[real & (rng.random(len(mine)) < cfg.search_share)]
-            plain = np.setdiff1d(mine, choice)
-            if len(choice):
-                a = act_in(search if teacher is None else teacher, vg, choice)
-                actions[choice] = a
-                if teacher is not None:  # a fixed expert: its choice, one-hot over the packed ids
-                    soft, first = _one_hot(policy, vg.observation[choice], vg.action_mask[choice], a)
-                else:
-                    first = search.last["candidates"][:, 0]  # the policy's most likely action
-                    soft = search.improved_policy(cfg.temperature)
-                soft_rows = choice
-                agree += list(first == a)
-                searched += len(choice)
-                if teacher is None and cfg.min_gap > 0:  # only the confident corrections teach
-                    q = search.last["value"]
-                    chosen = np.argmax(search.last["candidates"] == a[:, None], axis=1)
-                    gap = q[np.arange(len(a)), chosen] - q[:, 0]
-                    keep = gap >= cfg.min_gap  # (nan for a decision the search did not value: not kept)
-                    soft, soft_rows = soft[keep], choice[keep]
-                    a = a[keep]
-                target[soft_rows] = a
-            if len(plain):
-                actions[plain] = search.policy_act(vg.observation[plain], vg.action_mask[plain])
+            soft, soft_rows = _learner_moves(cfg, vg, mine, search, teacher, policy, rng, actions, target, stats)
         for k in np.unique(ctrl[live, cur][ctrl[live, cur] >= 0]):
             rows = live[ctrl[live, cur] == k]
             actions[rows] = act_in(pool[k], vg, rows)
-        # the critic's input for every live decision (its seat's return is known when the game ends)
-        G.run(G.critic_obs_nb, G.critic_obs_range_nb, len(live), vg.state, live, vg.state.actor.astype(np.int64),
-              vg.params, obs_size, cobs)
-        seats = vg.current_player[live].astype(np.int64)
-        rec["cobs"].append(cobs[:len(live)].copy())
-        rec["obs"].append(vg.observation[live].copy())
-        rec["game"].append(live.copy())
-        rec["seat"].append(seats)
-        rec["before"].append(collected[live, seats].copy())
-        rec["target"].append(target[live])
-        idx, ok = packed_legal(vg.legal_ids[live], vg.num_legal[live])  # increasing ids, as Policy.legal wants
-        rec["idx"].append(np.where(ok.numpy(), idx.numpy(), -1).astype(np.int16))
-        dist = np.zeros(idx.shape, np.float32)  # the improved policy of the searched decisions, same columns
-        if len(soft_rows):
-            w = min(soft.shape[1], idx.shape[1])
-            dist[np.searchsorted(live, soft_rows), :w] = soft[:, :w]
-        rec["soft"].append(dist)
+        _record(rec, vg, live, target, soft, soft_rows, collected, cobs)
         decisions += len(live)
         vg.step(actions, check=False)
         collected += vg.rewards
@@ -254,12 +215,68 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
     vs_pool = [collected[g, ctrl[g] < 0].mean() for g in range(b) if (ctrl[g] >= 0).any()]
     return {
         "obs": np.concatenate(rec["obs"]), "cobs": np.concatenate(rec["cobs"]),
-        "legal": _stack_padded(rec["idx"]), "soft": _stack_padded(rec["soft"], 0), "target": np.concatenate(rec["target"]), "returns": returns,
-        "learner": learner, "decisions": decisions, "searched": searched, "learner_decisions": int(learner.sum()),
-        "agree": float(np.mean(agree)) if agree else float("nan"),
+        "legal": _stack_padded(rec["idx"]), "soft": _stack_padded(rec["soft"], 0),
+        "target": np.concatenate(rec["target"]), "returns": returns,
+        "learner": learner, "decisions": decisions, "searched": stats["searched"],
+        "learner_decisions": int(learner.sum()),
+        "agree": float(np.mean(stats["agree"])) if stats["agree"] else float("nan"),
         "reward_vs_pool": float(np.mean(vs_pool)) if vs_pool else float("nan"),
         "capped": float(capped.mean()),
     }
+
+
+def _learner_moves(cfg: Config, vg, mine, search, teacher, policy, rng, actions, target, stats: dict):
+    """The learner's decisions in the games ``mine``: a share of its real choices after setup decided by the search
+    (or the fixed expert), which become training targets, the rest by the policy (setup too: agents/guided.py says
+    why). Writes ``actions`` and ``target``, counts into ``stats``; returns the improved policy of the targets and
+    their games (``soft``, ``soft_rows``)."""
+    soft, soft_rows = None, np.zeros(0, np.int64)
+    real = (vg.num_legal[mine] > 1) & (vg.state.phase[mine] != PH_SETUP)
+    choice = mine[real & (rng.random(len(mine)) < cfg.search_share)]
+    plain = np.setdiff1d(mine, choice)
+    if len(choice):
+        a = act_in(search if teacher is None else teacher, vg, choice)
+        actions[choice] = a
+        if teacher is not None:  # a fixed expert: its choice, one-hot over the packed ids
+            soft, first = _one_hot(policy, vg.observation[choice], vg.action_mask[choice], a)
+        else:
+            first = search.last["candidates"][:, 0]  # the policy's most likely action
+            soft = search.improved_policy(cfg.temperature)
+        soft_rows = choice
+        stats["agree"] += list(first == a)
+        stats["searched"] += len(choice)
+        if teacher is None and cfg.min_gap > 0:  # only the confident corrections teach
+            q = search.last["value"]
+            chosen = np.argmax(search.last["candidates"] == a[:, None], axis=1)
+            gap = q[np.arange(len(a)), chosen] - q[:, 0]
+            keep = gap >= cfg.min_gap  # (nan for a decision the search did not value: not kept)
+            soft, soft_rows = soft[keep], choice[keep]
+            a = a[keep]
+        target[soft_rows] = a
+    if len(plain):
+        actions[plain] = search.policy_act(vg.observation[plain], vg.action_mask[plain])
+    return soft, soft_rows
+
+
+def _record(rec: dict, vg, live, target, soft, soft_rows, collected, cobs) -> None:
+    """Every live decision's training row: the critic's input (its seat's return is known when the game ends),
+    the observation, the packed legal ids, the target and the improved policy where the search gave one."""
+    G.run(G.critic_obs_nb, G.critic_obs_range_nb, len(live), vg.state, live, vg.state.actor.astype(np.int64),
+          vg.params, vg.observation_size, cobs)
+    seats = vg.current_player[live].astype(np.int64)
+    rec["cobs"].append(cobs[:len(live)].copy())
+    rec["obs"].append(vg.observation[live].copy())
+    rec["game"].append(live.copy())
+    rec["seat"].append(seats)
+    rec["before"].append(collected[live, seats].copy())
+    rec["target"].append(target[live])
+    idx, ok = packed_legal(vg.legal_ids[live], vg.num_legal[live])  # increasing ids, as Policy.legal wants
+    rec["idx"].append(np.where(ok.numpy(), idx.numpy(), -1).astype(np.int16))
+    dist = np.zeros(idx.shape, np.float32)  # the improved policy of the searched decisions, same columns
+    if len(soft_rows):
+        w = min(soft.shape[1], idx.shape[1])
+        dist[np.searchsorted(live, soft_rows), :w] = soft[:, :w]
+    rec["soft"].append(dist)
 
 
 def _one_hot(policy, obs, mask, actions) -> tuple[np.ndarray, np.ndarray]:

@@ -412,8 +412,9 @@ class Rollout:
     def allocate(cls, steps: int, games: int, seats: int, obs_size: int) -> Rollout:
         t, b = steps, games
         return cls(torch.zeros((t, b, obs_size), dtype=torch.int8), torch.zeros((t, b, 32), dtype=torch.long),
-                   torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b)),
-                   torch.zeros((t, b)), torch.full((t, b), -1, dtype=torch.long), np.zeros((t, b), np.float32),
+                   torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b), dtype=torch.long),
+                   torch.zeros((t, b)), torch.zeros((t, b)), torch.full((t, b), -1, dtype=torch.long),
+                   np.zeros((t, b), np.float32),
                    np.zeros((t, b), np.bool_), np.zeros((t, b), np.bool_), np.zeros((t, b), np.int64),
                    np.full((b, seats), -1, np.int64))
 
@@ -462,7 +463,8 @@ def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray,
     return a.cpu().numpy()
 
 
-def credit(cfg: Config, vg, buf: Rollout, still_in: np.ndarray | None, opp: Opponents, results: dict) -> np.ndarray:
+def credit(cfg: Config, vg, buf: Rollout, still_in: np.ndarray | None, opp: Opponents,
+           results: dict) -> np.ndarray:
     """After an engine step: each seat's rewards go to its last decision, a capped seat is charged the truncation
     penalty, a finished game closes every trajectory in it and is dealt a new table. Returns the finished games."""
     r = vg.rewards
@@ -621,12 +623,14 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         net.load_state_dict(st)
         opp.add_snapshot(net)
     opp.deal(np.arange(cfg.num_envs))
-    teacher = (agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=cfg.seed + 104729 + counters["update"])
-               if cfg.teacher else None)
+    teacher_seed = cfg.seed + 104729 + counters["update"]
+    teacher = (agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=teacher_seed) if cfg.teacher
+               else None)
     writer = tensorboard_writer(run.run_dir, counters["global_step"] if resume else None)
     steps_per_update = cfg.num_envs * cfg.num_steps
     # counted from the steps still to go, so that a run resumed with another --num-envs ends at --total-steps too
-    num_updates = counters["update"] + math.ceil(max(0, cfg.total_steps - counters["global_step"]) / steps_per_update)
+    steps_left = max(0, cfg.total_steps - counters["global_step"])
+    num_updates = counters["update"] + math.ceil(steps_left / steps_per_update)
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
     buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, vg.observation_size)
@@ -759,7 +763,8 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
     field = [a for a in ("greedy", "expert") if a in agents_pkg.offered_agents(cfg.ruleset)]
     tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
-                  games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"), name=f"update-{update:06d}",
+                  games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"),
+                  name=f"update-{update:06d}",
                   ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)
     s = T.run(tc, progress=False)
     out = {}

@@ -217,7 +217,8 @@ rs = report["rulesets"]
 names = [r["ruleset"] for r in rs]
 fld = report["config"]["field_agent"]
 print(report["command"])
-print(f"{report['config']['deals']} deals per tournament; {report['seconds'] / 60:.0f} minutes on the 2-core machine")
+minutes = report["seconds"] / 60
+print(f"{report['config']['deals']} deals per tournament; {minutes:.0f} minutes on the 2-core machine")
 """)
 md("""
 ## Relative skill
@@ -339,7 +340,8 @@ payoff in the fictive player's place. At 2 and 6 players there is no oracle run:
 markers: the oracle; open squares: the bound.
 """)
 code("""
-v2 = {p: json.loads((root / "experiments" / "results" / f"skill_luck-v2-{p}p.json").read_text()) for p in (2, 4, 6)}
+results = root / "experiments" / "results"
+v2 = {p: json.loads((results / f"skill_luck-v2-{p}p.json").read_text()) for p in (2, 4, 6)}
 fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), sharey=True)
 for ax, (players, rep) in zip(axes, v2.items()):
     names_ = [r["ruleset"] for r in rep["rulesets"]]
@@ -407,7 +409,8 @@ def execute(nb, cwd: Path):
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}).execute()
     for c in nb.cells:
         if c.cell_type == "code":
-            c.outputs = [o for o in c.outputs if not (o.get("name") == "stderr" and "IPKernelApp" in o.get("text", ""))]
+            c.outputs = [o for o in c.outputs
+                         if not (o.get("name") == "stderr" and "IPKernelApp" in o.get("text", ""))]
     return nb
 
 

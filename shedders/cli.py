@@ -51,8 +51,8 @@ def replay_main(argv: list[str] | None = None, read=input, write=print) -> int:
                 continue
             seat = int(step["agent"].split("_")[1])
             lab = f" ({labels[seat]})" if labels else ""
-            write("\n" + "\n".join(line for line in env.render_text(seat=args.seat if args.seat is not None else seat)
-                                   .splitlines() if not line.startswith("legal: ")))
+            shown = env.render_text(seat=args.seat if args.seat is not None else seat)
+            write("\n" + "\n".join(line for line in shown.splitlines() if not line.startswith("legal: ")))
             write(f"ply {step['ply']}: {step['agent']}{lab}: {step['name']}")
             if args.step:
                 try:

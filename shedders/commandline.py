@@ -98,7 +98,8 @@ def build_parser(cls, *, description: str = "", base=None, flags: dict[str, str]
                  notes: dict[str, str] | None = None) -> argparse.ArgumentParser:
     """An argparse parser with one flag per field of ``cls`` (a dataclass). ``base``: an instance whose values are
     the defaults (a field whose value differs from the class default says so); ``flags`` renames a field's flag;
-    ``skip`` leaves fields out (the script adds its own flags for them); ``notes`` appends text to a field's help."""
+    ``skip`` leaves fields out (the script adds its own flags for them); ``notes`` appends text to a field's
+    help."""
     docs = field_docs(cls)
     hints = typing.get_type_hints(cls)
     ap = argparse.ArgumentParser(description=description.strip().split("\n\n")[0] if description else None,

@@ -75,7 +75,8 @@ def _omg_view(rules, state: dict, viewer: int | None) -> dict:
                for q, p in enumerate(state["players"])]
     revealed = state["revealed"]
     return {
-        "family": "omg", "ruleset": rules.name, "viewer": viewer, "num_players": len(players), "phase": state["phase"],
+        "family": "omg", "ruleset": rules.name, "viewer": viewer, "num_players": len(players),
+        "phase": state["phase"],
         "actor": state["current_player"], "turn": state["current_player"], "pile": list(state["pile"]),
         "deck": len(state["deck"]), "revealed": revealed, "players": players, "placing": list(state["placing"]),
         "power": state.get("power"), "left": state.get("left"), "chosen": state.get("chosen"),
@@ -100,7 +101,8 @@ def table_view_of(rules, state: dict, viewer: int | None, constraint: str, legal
         v["constraint"] = "the game is over"
     else:
         v["constraint"] = constraint if deciding or EXPLAINERS[v["family"]].shared_constraint else _waiting(v)
-    v["legal"] = [{"action": name, "label": action_label(rules, state, name)} for name in legal] if deciding else []
+    v["legal"] = ([{"action": name, "label": action_label(rules, state, name)} for name in legal] if deciding
+                  else [])
     v["window"] = _window(v) if EXPLAINERS[v["family"]].windows and not v["over"] else None
     v["shithead"] = _shithead(rules, v)
     return v
@@ -413,8 +415,8 @@ def _card(deck, name: str) -> tuple[str, str, int, bool]:
 
 
 POWER_WORDS = {  # (the power in the rules' words, what the player does: third person, second person)
-    "Zeus": ("choose another player; that player draws 2", "chooses a player to draw 2", "choose a player to "
-                                                                                         "draw 2"),
+    "Zeus": ("choose another player; that player draws 2", "chooses a player to draw 2", ("choose a player to "
+                                                                                         "draw 2")),
     "Ares": ("each other player draws 1", "each other player draws 1", "each other player draws 1"),
     "Athena": ("discard half of your hand, rounded down", "discards half of the hand",
                "discard half of your hand"),

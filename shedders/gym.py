@@ -154,7 +154,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action):
         env = self.env
-        legal = env.legal_actions() if env.agent_selection == self._learner_agent() and not self._learner_done() else []
+        deciding = env.agent_selection == self._learner_agent() and not self._learner_done()
+        legal = env.legal_actions() if deciding else []
         illegal = not (isinstance(action, (int, np.integer)) and int(action) in legal)
         if illegal:
             if self.illegal_action == "raise":

@@ -115,8 +115,8 @@ class Replay:
         return cls(lines[0], list(lines[1:-1] if end else lines[1:]), end)
 
     def add(self, seat: int, action: int, name: str, state_after: dict) -> None:
-        self.steps.append({"type": "step", "ply": len(self.steps), "agent": f"player_{seat}", "action": int(action),
-                           "name": name, "hash": state_hash(state_after)})
+        self.steps.append({"type": "step", "ply": len(self.steps), "agent": f"player_{seat}",
+                           "action": int(action), "name": name, "hash": state_hash(state_after)})
 
     def finish(self, placing, rewards, truncated: bool, over: bool = True) -> None:
         """The end line: the game's result (``over=False``: the game so far, left before its end)."""
@@ -215,8 +215,8 @@ def _parse(texts, path: str, legacy: bool = False) -> Replay:
     chained = header["format"] != "shedders-replay/1"
     if not chained and not legacy:
         raise ReplayError(f"{path}: format shedders-replay/1 carries no digest chain, so nothing shows the file "
-                          "is "
-                          f"whole; read it only if you trust it (shedders replay --legacy, load(..., legacy=True))")
+                          "is whole; read it only if you trust it (shedders replay --legacy, "
+                          "load(..., legacy=True))")
     prev = ""
     rep = Replay(header)
     for i, line in lines:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from shedders.engine import omg as O
-from shedders.engine import palace as K
-from shedders.envs import omg_state, palace_state
+from shedders.engine.buffers import alloc_buffers, first_illegal_nb
 from shedders.envs.base import EngineHandle, game_seeds
-from shedders.rules import lookup, make_rules
+from shedders.envs.family import family_of
+from shedders.rules import make_rules
 
-__all__ = ["OmgVectorGame", "VectorGame", "game_seeds"]
+__all__ = ["VectorGame", "game_seeds"]
 
 
 def _int_array(values, shape: tuple, what: str) -> np.ndarray:
@@ -65,11 +64,6 @@ class VectorGame:
     - ``state``: the engine state (``shedders.engine.palace.PalaceState``), for search agents that clone games.
     """
 
-    def __new__(cls, ruleset: str = "core", *args, **kwargs):
-        if cls is VectorGame:  # the class of the ruleset's family (an unknown ruleset: ValueError naming it)
-            return super().__new__(FAMILY_CLASSES[lookup(ruleset).family])
-        return super().__new__(cls)
-
     def __init__(
         self,
         ruleset: str,
@@ -81,12 +75,19 @@ class VectorGame:
         write_observations: bool = True,
         **options,
     ):
-        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations, options)
+        b, _ = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations,
+                           options)
+        self.family = family = family_of(self.rules)
+        self._engine = family.engine
         self.params = self.rules.to_params()
-        self.state = K.alloc_state(b, n, self.rules.num_cards)
-        self.observation_size = K.observation_size(n)
-        self.num_actions = K.N_ACTIONS
-        self._alloc_buffers()
+        self._tables = family.tables(self.rules)  # what the family's kernels read after params (omg: the deck's)
+        self.state = family.alloc_state(b, self.rules)
+        self.num_actions, self.observation_size = family.sizes(self.rules)
+        self._buf = alloc_buffers(b, self.num_players, self.observation_size, self.num_actions)
+        (self.observation, self.action_mask, self.current_player, self.num_legal, self.legal_ids, self.rewards,
+         self.terminated, self.truncated, self.final_placing, self.final_plies) = self._buf
+        self._actions = np.zeros(b, np.int64)
+        self._sampled = np.zeros(b, np.int64)
 
     def _setup(self, ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations,
                options) -> tuple[int, int]:
@@ -98,7 +99,8 @@ class VectorGame:
         if not isinstance(write_observations, (bool, np.bool_)):
             raise ValueError(f"write_observations must be True or False, got {write_observations!r}")
         cores = numba.config.NUMBA_NUM_THREADS
-        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer))
+        if num_threads is not None and (isinstance(num_threads, bool)
+                                        or not isinstance(num_threads, (int, np.integer))
                                         or not 1 <= num_threads <= cores):
             raise ValueError(f"num_threads must be an integer in 1..{cores} (or None: all), got {num_threads!r}")
         self.rules = make_rules(ruleset, num_players, **options)
@@ -112,22 +114,6 @@ class VectorGame:
         if num_threads is not None:
             numba.set_num_threads(int(num_threads))
         return b, n
-
-    def _alloc_buffers(self) -> None:
-        """The batch-first arrays every ruleset's engine writes in place."""
-        b, n = self.num_envs, self.num_players
-        self.observation = np.zeros((b, self.observation_size), np.int8)
-        self.action_mask = np.zeros((b, self.num_actions), np.int8)
-        self.current_player = np.zeros(b, np.int8)
-        self.num_legal = np.zeros(b, np.int16)
-        self.legal_ids = np.zeros((b, self.num_actions), np.int16)  # legal_ids[g, :num_legal[g]]: the legal ids
-        self.rewards = np.zeros((b, n), np.float32)
-        self.terminated = np.zeros(b, np.bool_)
-        self.truncated = np.zeros(b, np.bool_)
-        self.final_placing = np.full((b, n), -1, np.int8)
-        self.final_plies = np.zeros(b, np.int16)
-        self._actions = np.zeros(b, np.int64)
-        self._sampled = np.zeros(b, np.int64)
 
     def _run(self, serial, parallel, *args):
         """Call an engine entry point on every game: ``parallel(threads, state, *args)`` splits the batch over
@@ -201,10 +187,8 @@ class VectorGame:
         ``seeds`` (uint64, one per game) deals game g from ``seeds[g]`` instead, as ``env.reset(seed=s)`` deals
         from ``game_seeds(s, 1)[0]``: the same seed in several rows gives the same deal (duplicate tournaments)."""
         deal = self._deal_seeds(seeds)
-        self._run(
-            K.reset_range_nb, K.batch_reset_nb, deal, self.params, self.observation, self.action_mask,
-            self.current_player, self.num_legal, self.legal_ids,
-        )
+        E = self._engine
+        self._run(E.reset_range_nb, E.batch_reset_nb, deal, self.params, *self._tables, self._buf)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -214,7 +198,8 @@ class VectorGame:
 
     def sample_legal(self) -> np.ndarray:
         """A uniformly random legal action per game, from each game's own stream (the array is reused)."""
-        self._run(K.sample_range_nb, K.batch_sample_nb, self.legal_ids, self.num_legal, self._sampled)
+        E = self._engine
+        self._run(E.sample_range_nb, E.batch_sample_nb, self.legal_ids, self.num_legal, self._sampled)
         return self._sampled
 
     def step(self, actions, check: bool = True):
@@ -226,125 +211,48 @@ class VectorGame:
         of a step, so it is never skipped; the argument stays for callers that pass it.
         Returns (observation, action_mask, rewards, terminated, truncated), the arrays updated in place.
         """
-        a = self._checked_actions(actions, check, K.first_illegal_nb)
-        self._run(
-            K.step_range_nb, K.batch_step_nb, a, self.params, self.observation, self.action_mask, self.current_player,
-            self.num_legal, self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
-            self.final_plies, self.autoreset, self.write_observations,
-        )
+        a = self._checked_actions(actions, check, first_illegal_nb)
+        E = self._engine
+        self._run(E.step_range_nb, E.batch_step_nb, a, self.params, *self._tables, self._buf, self.autoreset,
+                  self.write_observations)
         return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
 
     def redeal_finished(self) -> int:
         """With ``autoreset=False``: deal the next game (from its own stream) wherever a game is over; returns how
         many were dealt. A finished game keeps its last state, an all-zero mask and ``current_player`` -1 until
         then, and its actions must be -1."""
-        return K.redeal_over_nb(
-            self.state, self.params, self.observation, self.action_mask, self.current_player, self.num_legal,
-            self.legal_ids,
-        )
+        return self._engine.redeal_over_nb(self.state, self.params, *self._tables, self._buf)
 
     def refresh_legal(self) -> None:
         """Write ``action_mask``, ``legal_ids`` and ``num_legal`` again from the games' states, as a step ends
         with (they are already current after every call of this class; ``benchmarks.engine_profile`` times it)."""
-        self._run(K.legal_range_nb, K.batch_legal_nb, self.params, self.action_mask, self.num_legal, self.legal_ids)
+        E = self._engine
+        self._run(E.legal_range_nb, E.batch_legal_nb, self.params, *self._tables, self._buf)
 
     def observe(self, seats) -> np.ndarray:
         """Observations of every game from the given seat per game (shape (num_envs,)), as a new array."""
         seats = self._checked_seats(seats)
         out = np.zeros_like(self.observation)
-        self._run(K.observe_range_nb, K.batch_observe_nb, seats, self.params, out)
+        E = self._engine
+        self._run(E.observe_range_nb, E.batch_observe_nb, seats, self.params, *self._tables, out)
         return out
 
     def state_dict(self, g: int) -> dict:
         """Game g as a scenario dict (the same form as the AEC env's ``state_dict()``)."""
-        return palace_state.to_dict(self.state, self._checked_game(g), self.rules)
+        return self.family.state.to_dict(self.state, self._checked_game(g), self.rules)
 
     def seats_out(self) -> np.ndarray:
         """(num_envs, num_players) bool: which seats have gone out of their game (omg: the winner, once there is
         one), as the game stands now."""
-        return self.state.finished != 0
+        return self.family.seats_out(self.state)
 
     def cards_held(self) -> np.ndarray:
         """(num_envs, num_players) int64: the cards each seat still has to get rid of (hand, face-up and face-down;
         omg: the hand), as the game stands now. Training's reward shaping reads it (``train_ppo --shaping``)."""
-        s = self.state
-        return (s.hand.sum(axis=2, dtype=np.int64) + s.face_up.sum(axis=2, dtype=np.int64)
-                + (s.face_down >= 0).sum(axis=2))
+        return self.family.cards_held(self.state)
 
     @property
     def state_bytes_per_game(self) -> int:
         """Bytes of engine state per game (the observation and mask buffers not counted)."""
         return sum(a.nbytes for a in self.state) // self.num_envs
 
-
-class OmgVectorGame(VectorGame):
-    """``VectorGame("omg", ...)``: the same interface over the omg kernels (``shedders.engine.omg``).
-
-    ``final_placing[g, 0]`` is the winner of a game that just ended (omg ends at its first player out), the rest
-    -1. ``state`` is an ``OmgState``. ``deck=PATH`` plays another deck file, as in ``shedders.env``."""
-
-    def __init__(self, ruleset: str, num_envs: int, num_players: int = 4, seed: int = 0,
-                 num_threads: int | None = None, autoreset: bool = True, write_observations: bool = True,
-                 **options):
-        b, n = self._setup(ruleset, num_envs, num_players, seed, num_threads, autoreset, write_observations, options)
-        deck = self.rules.deck
-        self.params = self.rules.to_params()
-        self._cards = deck.table()
-        self._counts = np.asarray(deck.count, np.int64)
-        self._lay = O.layout_array(deck.num_types)
-        self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
-        self.state = O.alloc_state(b, n, deck.num_types, deck.num_cards)
-        self.observation_size = O.observation_size(n, deck.num_types)
-        self._alloc_buffers()
-
-    def reset(self, seeds=None):
-        deal = self._deal_seeds(seeds)
-        self._run(O.reset_range_nb, O.batch_reset_nb, deal, self.params, self._counts, self._cards,
-                               self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
-                               self.legal_ids)
-        self.rewards[:] = 0
-        self.terminated[:] = False
-        self.truncated[:] = False
-        self.final_placing[:] = -1
-        self.final_plies[:] = 0
-        return self.observation, self.action_mask
-
-    def sample_legal(self) -> np.ndarray:
-        self._run(O.sample_range_nb, O.batch_sample_nb, self.legal_ids, self.num_legal, self._sampled)
-        return self._sampled
-
-    def step(self, actions, check: bool = True):
-        a = self._checked_actions(actions, check, O.first_illegal_nb)
-        self._run(O.step_range_nb, O.batch_step_nb, a, self.params, self._counts, self._cards,
-                              self._lay, self.observation, self.action_mask, self.current_player, self.num_legal,
-                              self.legal_ids, self.rewards, self.terminated, self.truncated, self.final_placing,
-                              self.final_plies, self.autoreset, self.write_observations)
-        return self.observation, self.action_mask, self.rewards, self.terminated, self.truncated
-
-    def redeal_finished(self) -> int:
-        return O.redeal_over_nb(self.state, self.params, self._counts, self._cards, self._lay,
-                                      self.observation, self.action_mask, self.current_player, self.num_legal,
-                                      self.legal_ids)
-
-    def refresh_legal(self) -> None:
-        self._run(O.legal_range_nb, O.batch_legal_nb, self.params, self._cards, self._lay, self.action_mask,
-                  self.num_legal, self.legal_ids)
-
-    def observe(self, seats) -> np.ndarray:
-        seats = self._checked_seats(seats)
-        out = np.zeros_like(self.observation)
-        self._run(O.observe_range_nb, O.batch_observe_nb, seats, self.params, self._cards, out)
-        return out
-
-    def state_dict(self, g: int) -> dict:
-        return omg_state.to_dict(self.state, self._checked_game(g), self.rules)
-
-    def seats_out(self) -> np.ndarray:
-        return np.arange(self.num_players)[None, :] == self.state.winner[:, None]
-
-    def cards_held(self) -> np.ndarray:
-        return self.state.hand.sum(axis=2, dtype=np.int64)
-
-
-#: each family's batch class: ``VectorGame(ruleset, ...)`` builds the one of the ruleset's family
-FAMILY_CLASSES = {"palace": VectorGame, "omg": OmgVectorGame}

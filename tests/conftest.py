@@ -79,7 +79,8 @@ def conserved(env) -> bool:
 
 
 def pytest_report_header(config):
-    """Shown before the tests start (pytest captures what is printed at import): whether the kernels compile now."""
+    """Shown before the tests start (pytest captures what is printed at import): whether the kernels compile
+    now."""
     from shedders.engine.cache import cached_kernels
 
     n = cached_kernels()

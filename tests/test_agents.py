@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import agents
 import shedders
 
-CONFIGS = [("core", 2), ("core", 4), ("core", 5), ("south_african", 3), ("south_african", 6), ("house", 4), ("og", 3),
-           ("og", 7), ("fatality", 2), ("fatality", 5), ("omg", 3), ("omg", 8)]
+CONFIGS = [("core", 2), ("core", 4), ("core", 5), ("south_african", 3), ("south_african", 6), ("house", 4),
+           ("og", 3), ("og", 7), ("fatality", 2), ("fatality", 5), ("omg", 3), ("omg", 8)]
 
 
 @settings(max_examples=20, deadline=None)
@@ -359,7 +359,8 @@ def test_the_cycle_break_acts_only_with_the_draw_pile_empty_and_never_picks_up_b
 
     vg = shedders.VectorGame("core", 64, 3, seed=5)
     vg.reset()
-    det, rnd = agents.make("greedy", "core", 3, cycle_break=0), agents.make("greedy", "core", 3, seed=1, cycle_break=1)
+    det = agents.make("greedy", "core", 3, cycle_break=0)
+    rnd = agents.make("greedy", "core", 3, seed=1, cycle_break=1)
     stepper = agents.make("random", "core", 3, seed=2)
     differed = 0
     for _ in range(600):
@@ -431,7 +432,8 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
     in
     a game whose ply cap falls m decisions ahead with ``cap_rule="most_cards"`` (the players still in go out by the
     cards they hold). Checked from many states of real games, for every seat as the viewer; ``leaf="none"`` counts
-    only the rewards collected before the cut, which differs from the capped game's wherever the cut comes first."""
+    only the rewards collected before the cut, which differs from the capped game's wherever the cut comes
+    first."""
     from shedders.engine import palace as K
     from shedders.engine.search import palace_search as KS
 
@@ -515,7 +517,8 @@ def test_search_leaf_value_takes_its_model_from_the_weights_file_and_refuses_an_
     monkeypatch.setattr("agents.search.LEAF_WEIGHTS", tmp_path)
     record = {"ruleset": "core", "num_players": 4, "weights": [0.0] * KS.LEAF_FEATURES}
     for model, code in ((None, KS.LEAF_VALUE), ("loser", KS.LEAF_VALUE), ("order", KS.LEAF_ORDER)):
-        (tmp_path / "leaf-core-4p.json").write_text(json.dumps(record | ({} if model is None else {"model": model})))
+        fitted = record | ({} if model is None else {"model": model})
+        (tmp_path / "leaf-core-4p.json").write_text(json.dumps(fitted))
         assert agents.make("search", "core", 4, leaf="value")._leaf_code == code
     (tmp_path / "leaf-core-4p.json").write_text(json.dumps(record | {"model": "winner"}))
     with pytest.raises(ValueError, match="holds a 'winner' model; the leaf knows loser, order"):
@@ -526,7 +529,8 @@ def test_search_leaf_value_takes_its_model_from_the_weights_file_and_refuses_an_
 
 
 def game_in_play(ruleset, n, seed, plies):
-    """One game of ``n`` seats after up to ``plies`` random legal steps; hypothesis drops the example if it ended."""
+    """One game of ``n`` seats after up to ``plies`` random legal steps; hypothesis drops the example if it
+    ended."""
     from shedders.engine import palace as K
 
     vg = shedders.VectorGame(ruleset, 1, n, seed=seed, autoreset=False)

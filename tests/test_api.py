@@ -1,4 +1,5 @@
-"""The public interface (kept exactly for outside code), PettingZoo's own API test, and clear errors for bad input."""
+"""The public interface (kept exactly for outside code), PettingZoo's own API test, and clear errors for bad
+input."""
 
 from __future__ import annotations
 

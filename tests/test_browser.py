@@ -1,7 +1,8 @@
 """The web app in a real headless browser (Debian's chromium, driven by playwright): whole games of core, og and
 omg
 played by clicking the ``data-action`` buttons, a spectated game, and the replay viewer; screenshots must show
-something. CI installs chromium (``.ci/run``); there a missing browser fails these tests instead of skipping them."""
+something. CI installs chromium (``.ci/run``); there a missing browser fails these tests instead of skipping
+them."""
 
 from __future__ import annotations
 
@@ -99,8 +100,8 @@ def not_blank(png_path) -> float:
     return float(pixels.std())
 
 
-@pytest.mark.parametrize("ruleset,players,opponents,seed", [("core", 4, "expert", 5), ("og", 3, "greedy,expert", 2),
-                                                            ("omg", 3, "expert", 3)])
+@pytest.mark.parametrize("ruleset,players,opponents,seed", [
+    ("core", 4, "expert", 5), ("og", 3, "greedy,expert", 2), ("omg", 3, "expert", 3)])
 def test_a_whole_game_by_clicking_then_its_replay_in_the_viewer(page, tmp_path, ruleset, players, opponents, seed):
     start(page, ruleset, players, opponents, seed)
     page.wait_for_selector("#status:has-text('you are player_0')")

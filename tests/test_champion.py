@@ -161,8 +161,9 @@ def test_omgs_champion_uses_the_fitted_leaf_where_its_weights_play_the_table(tmp
     from shedders.rules.omg import DEFAULT_DECK
 
     champ = agents.make("champion", ruleset="omg", num_players=4)
-    assert (champ.inner.leaf, champ.inner.eps_milli, champ.inner.budget) == ("value", 0, search_budget("omg", 0.01))
-    assert agents.make("champion", ruleset="omg", num_players=3).chosen == f"search:budget={search_budget('omg', 0.01)}"
+    budget = search_budget("omg", 0.01)
+    assert (champ.inner.leaf, champ.inner.eps_milli, champ.inner.budget) == ("value", 0, budget)
+    assert agents.make("champion", ruleset="omg", num_players=3).chosen == f"search:budget={budget}"
     lines = DEFAULT_DECK.read_text().splitlines()
     swap = next(i for i, line in enumerate(lines) if line.endswith(",1"))
     lines[swap] = lines[swap][:-1] + "0"

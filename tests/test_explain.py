@@ -64,8 +64,8 @@ def test_an_8_skips_the_next_player_and_two_8s_skip_two():
 
 def test_a_queen_reverses_the_direction():
     env = scenario("south_african", [{"hand": ["Q", "4"]}, {"hand": ["K"]}, {"hand": ["A"]}], pile=["6"])
-    assert told(env, "play 1xQ", 1) == ["player_0 plays a Q", "the direction of play reverses: now "
-                                                              "counter-clockwise"]
+    assert told(env, "play 1xQ", 1) == ["player_0 plays a Q", ("the direction of play reverses: now "
+                                                              "counter-clockwise")]
 
 
 def test_an_ace_nominates_a_player_who_must_answer():
@@ -217,8 +217,8 @@ def test_omg_ares_each_other_player_draws_1():
 
 
 def test_omg_athena_discards_half_the_hand():
-    env = omg([["Athena Leaf 1*", "Zeus Leaf 3", "Ares Fire 3", "Hera Thunder 2", "Hestia Fire 4"], ["Hera Leaf 4"],
-               ["Hera Wave 1"]], ["Aphrodite Leaf 1"])
+    env = omg([["Athena Leaf 1*", "Zeus Leaf 3", "Ares Fire 3", "Hera Thunder 2", "Hestia Fire 4"],
+               ["Hera Leaf 4"], ["Hera Wave 1"]], ["Aphrodite Leaf 1"])
     assert told(env, "play Athena Leaf 1*", 1)[-1] == "Athena's power: player_0 discards half of the hand"
     assert told(env, "discard Zeus Leaf 3", 1) == ["player_0 discards Zeus Leaf 3 (Athena)"]
 
@@ -228,8 +228,8 @@ def test_omg_athena_discards_half_the_hand():
     ("Demeter Fire 2*", "color Leaf", "Demeter's power: player_0 chooses a color to discard up to 2 of"),
     ("Poseidon Fire 1*", "god Zeus", "Poseidon's power: player_0 chooses a god to discard up to 2 of")])
 def test_omg_artemis_demeter_poseidon_choose_then_discard_or_stop(card, choice, words):
-    env = omg([[card, "Zeus Leaf 3", "Zeus Leaf 1", "Ares Fire 3"], ["Hera Leaf 4"], ["Hera Wave 1"]],
-              ["Athena Fire 4" if "Artemis" in card else "Athena Fire 2" if "Demeter" in card else "Athena Thunder 1*"])
+    top = "Athena Fire 4" if "Artemis" in card else "Athena Fire 2" if "Demeter" in card else "Athena Thunder 1*"
+    env = omg([[card, "Zeus Leaf 3", "Zeus Leaf 1", "Ares Fire 3"], ["Hera Leaf 4"], ["Hera Wave 1"]], [top])
     assert told(env, f"play {card}", 1)[-1] == words
     assert told(env, choice, 1) == [f"player_0 chooses {choice}"]
     assert told(env, "discard Zeus Leaf 3", 1) == [f"player_0 discards Zeus Leaf 3 ({card.split()[0]})"]
@@ -268,15 +268,16 @@ def test_omg_hestia_waives_the_penalty():
 def test_omg_hera_deals_the_penalty_to_named_players():
     env = omg([["Hera Fire 3*", "Zeus Leaf 3"], ["Hera Leaf 4"], ["Hera Wave 1"]], ["Artemis Fire 1"])
     said = told(env, "play Hera Fire 3*", 1)
-    assert said[0] == "player_0 plays Hera Fire 3* on Artemis Fire 1: no match, penalty 2 (Fire 3 on Fire 1, same " \
-                      "color); Hera deals it to the others"
+    assert said[0] == ("player_0 plays Hera Fire 3* on Artemis Fire 1: no match, penalty 2 (Fire 3 on Fire 1, "
+                       "same color); Hera deals it to the others")
     assert action_label(env.rules, env.state_dict(), "give +1") == "give a card to player_1"
     assert told(env, "give +1", 1) == ["player_0 deals a penalty card to you (Hera): Artemis Fire 3"]
     assert told(env, "give +2", 1)[0] == "player_0 deals a penalty card to player_2 (Hera)"
 
 
 def test_omg_hermes_copies_the_last_power():
-    env = omg([["Hermes Leaf 3*", "Zeus Leaf 1"], ["Hera Leaf 4"], ["Hera Wave 1"]], ["Zeus Fire 2*", "Ares Fire 3"])
+    env = omg([["Hermes Leaf 3*", "Zeus Leaf 1"], ["Hera Leaf 4"], ["Hera Wave 1"]],
+              ["Zeus Fire 2*", "Ares Fire 3"])
     assert told(env, "play Hermes Leaf 3*", 1)[-1] == "Hermes copies Zeus: player_0 chooses a player to draw 2"
 
 

@@ -38,7 +38,8 @@ def play(agent, ruleset, games=6, seed=0, steps=400, other=None):
 
 @pytest.mark.parametrize("ruleset", ["core", "fatality", "og", "south_african"])
 def test_guided_search_chooses_only_legal_actions(ruleset):
-    play(agents.make("guided", ruleset, 4, seed=1, **SMALL), ruleset, steps=300, other=agents.make("expert", ruleset, 4))
+    play(agents.make("guided", ruleset, 4, seed=1, **SMALL), ruleset, steps=300,
+         other=agents.make("expert", ruleset, 4))
 
 
 def test_guided_search_is_reproducible_from_its_seed():
@@ -76,7 +77,8 @@ def test_guided_search_refuses_bad_input():
 
     with pytest.raises(ValueError, match="palace rulesets"):
         GuidedSearchAgent("omg", 4)
-    for key, bad in (("worlds", 0), ("depth", -1), ("top_k", 0), ("worlds", 1.5), ("prior", -1.0), ("patience", -1)):
+    for key, bad in (("worlds", 0), ("depth", -1), ("top_k", 0), ("worlds", 1.5), ("prior", -1.0),
+                     ("patience", -1)):
         with pytest.raises(ValueError, match=key):
             agents.make("guided", "core", 4, **{key: bad})
     with pytest.raises(ValueError, match="no checkpoint"):
@@ -122,7 +124,8 @@ def test_a_small_batch_runs_the_network_on_one_torch_thread_and_restores_the_cou
 
 def exit_args(tmp_path, name, rounds):
     return ["--ruleset", "core", "--rounds", str(rounds), "--games", "6", "--worlds", "2", "--depth", "2",
-            "--batch", "256", "--critic-warmup", "1", "--out", str(tmp_path), "--name", name, "--quiet", "--seed", "3"]
+            "--batch", "256", "--critic-warmup", "1", "--out", str(tmp_path), "--name", name, "--quiet",
+            "--seed", "3"]
 
 
 def test_train_exit_learns_round_trips_and_resumes_from_the_same_counters(tmp_path):
@@ -192,7 +195,8 @@ def test_train_exit_min_gap_teaches_only_the_searchs_confident_corrections():
     ck = load_file(default_checkpoint("core", 4))
     policy = policy_from(ck)
     base = dict(games=4, search_share=1.0, self_play=1.0, ply_cap=300, leaf="value", **SMALL)
-    tiny = X.play_round(X.Config(min_gap=1e-9, **base), policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    critic = Critic(ck["obs_size"], 4)
+    tiny = X.play_round(X.Config(min_gap=1e-9, **base), policy, critic, 0, np.random.default_rng(0))
     taught = np.flatnonzero(tiny["target"] >= 0)
     assert 0 < len(taught) < tiny["searched"]
     legal = tiny["legal"][taught]
@@ -204,7 +208,7 @@ def test_train_exit_min_gap_teaches_only_the_searchs_confident_corrections():
         logp, _ = policy.legal(torch.from_numpy(tiny["obs"][taught]).float(), idx, valid)
     top = idx.numpy()[np.arange(len(taught)), logp.masked_fill(~valid, -np.inf).argmax(1).numpy()]
     assert np.all(top != tiny["target"][taught])
-    none = X.play_round(X.Config(min_gap=3.0, **base), policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    none = X.play_round(X.Config(min_gap=3.0, **base), policy, critic, 0, np.random.default_rng(0))
     assert none["searched"] > 0 and np.all(none["target"] < 0) and np.all(none["soft"] == 0)
 
 

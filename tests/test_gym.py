@@ -103,14 +103,15 @@ def test_bad_learner_seat():
         VectorSingleAgentEnv("core", 2, 3, learner_seat=-1)
 
 
-@pytest.mark.parametrize("env_id", ["shedders/og-single-v0", "shedders/fatality-single-v0", "shedders/core-single-v0",
-                                    "shedders/south_african-single-v0", "shedders/house-single-v1",
-                                    "shedders/omg-single-v0"])
+@pytest.mark.parametrize("env_id", ["shedders/og-single-v0", "shedders/fatality-single-v0",
+                                    "shedders/core-single-v0", "shedders/south_african-single-v0",
+                                    "shedders/house-single-v1", "shedders/omg-single-v0"])
 def test_gymnasium_finds_the_single_agent_views_by_id(env_id):
     import gymnasium
 
     env = gymnasium.make(env_id, num_players=3)
-    assert isinstance(env.unwrapped, SingleAgentEnv) and env.unwrapped.rules.name == env_id.split("/")[1].split("-")[0]
+    assert isinstance(env.unwrapped, SingleAgentEnv)
+    assert env.unwrapped.rules.name == env_id.split("/")[1].split("-")[0]
     obs, _ = env.reset(seed=0)
     obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     venv = gymnasium.make_vec(env_id, num_envs=4, num_players=3)

@@ -170,7 +170,8 @@ def test_an_unknown_vector_game_option_is_a_value_error():
 
 @pytest.mark.parametrize("spec,match", [("random:seed=3", "'seed'"), ("greedy:ruleset=og", "'ruleset'"),
                                         ("search:num_players=2", "'num_players'"),
-                                        ("ppo:temperature=inf", "temperature"), ("ppo:temperature=0", "temperature"),
+                                        ("ppo:temperature=inf", "temperature"),
+                                        ("ppo:temperature=0", "temperature"),
                                         ("ppo:sample=7", "sample"), ("ppo:device=meta", "device"),
                                         ("ppo:device=nonsense", "device"),
                                         ("guided:worlds=100000000", "worlds"), ("guided:worlds=1e8", "worlds"),
@@ -204,7 +205,8 @@ OMG_REFUSED = [
      "pile": ["Athena Fire 2"], "current_player": 2},  # the player to act has an empty hand
     {"ruleset": "omg", "players": [{"hand": ["Zeus Fire 2*"]}, {"hand": ["Ares Fire 3"]}, {"hand": []}],
      "pile": ["Athena Fire 2"], "phase": "give", "power": "Hera", "left": 0},
-    {"ruleset": "omg", "players": [{"hand": ["Zeus Fire 2*"]}, {"hand": ["Ares Fire 3"]}, {"hand": ["Hera Leaf 4"]}],
+    {"ruleset": "omg",
+     "players": [{"hand": ["Zeus Fire 2*"]}, {"hand": ["Ares Fire 3"]}, {"hand": ["Hera Leaf 4"]}],
      "pile": ["Athena Fire 2"], "phase": "discard", "power": "Artemis", "left": 1, "chosen": {"number": 99}},
 ]
 
@@ -437,7 +439,8 @@ def test_the_demo_answers_bad_input_in_one_line(argv, match, capsys):
 
 
 @pytest.mark.parametrize("ruleset", ["core", "omg"])
-@pytest.mark.parametrize("kwargs,match", [({"num_threads": 0}, "num_threads"), ({"num_threads": "2"}, "num_threads"),
+@pytest.mark.parametrize("kwargs,match", [({"num_threads": 0}, "num_threads"),
+                                          ({"num_threads": "2"}, "num_threads"),
                                           ({"num_threads": 10**6}, "num_threads"),
                                           ({"autoreset": "no"}, "autoreset"), ({"seed": -1}, "seed"),
                                           ({"num_envs": 0}, "num_envs")])

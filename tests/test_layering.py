@@ -72,7 +72,8 @@ def layer(mod: str) -> int:
 
 def imports(mod: str) -> list[tuple[str, int]]:
     """(imported module, line) for every import in ``mod`` that names one of our modules. ``from pkg import x``
-    counts as importing ``pkg.x`` when that is a module, else ``pkg``. Imports under ``if TYPE_CHECKING`` count too."""
+    counts as importing ``pkg.x`` when that is a module, else ``pkg``. Imports under ``if TYPE_CHECKING`` count
+    too."""
     path = MODULES[mod]
     tree = ast.parse(path.read_text())
     is_pkg = path.name == "__init__.py"
@@ -219,8 +220,8 @@ def name_uses(tree: ast.AST, rel: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
-            named = any(_is_name(s) or (isinstance(s, (ast.Tuple, ast.List, ast.Set)) and any(map(_is_name, s.elts)))
-                        for s in sides)
+            named = any(_is_name(s) or (isinstance(s, (ast.Tuple, ast.List, ast.Set))
+                                        and any(map(_is_name, s.elts))) for s in sides)
             if named:
                 out.append(f"{rel}:{node.lineno} compares with a ruleset or family name")
         elif isinstance(node, (ast.Tuple, ast.List, ast.Set)) and sum(map(_is_name, node.elts)) >= 2:

@@ -256,7 +256,8 @@ def test_the_ray_backend_without_ray_says_which_extra_to_install(tmp_path, capsy
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
     with pytest.raises(SystemExit) as e:
-        T.main(["--agents", "random,greedy", "--games", "2", "--out", str(tmp_path), "--backend", "ray", "--quiet"])
+        T.main(["--agents", "random,greedy", "--games", "2", "--out", str(tmp_path), "--backend", "ray",
+                "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and "pip install -e '.[ray]'" in err[-1]
     assert not any(tmp_path.iterdir())  # refused before anything was written

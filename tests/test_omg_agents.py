@@ -142,8 +142,10 @@ def test_the_fitted_leaf_reads_each_seat_and_prices_the_winner_model(n, seed):
             for q in range(n):
                 OS.leaf_features_nb(s, g, q, p, cards, f)
                 hand = s.hand[g, q]
-                powers = np.bincount(cards[:, O.CGOD], weights=hand * (cards[:, O.CPOWER] != 0), minlength=O.N_GODS)
-                match = ((cards[:, O.CNUM] == cards[top, O.CNUM]) | (cards[:, O.CGOD] == cards[top, O.CGOD])) @ hand
+                powers = np.bincount(cards[:, O.CGOD], weights=hand * (cards[:, O.CPOWER] != 0),
+                                     minlength=O.N_GODS)
+                same_number = cards[:, O.CNUM] == cards[top, O.CNUM]
+                match = (same_number | (cards[:, O.CGOD] == cards[top, O.CGOD])) @ hand
                 h = int(s.hsize[g, q])
                 assert h == hand.sum()
                 want = [h, h <= 1, h <= 2, h <= 3, *powers, q == turn, q == (turn + 1) % n, s.skip[g, q],

@@ -183,7 +183,8 @@ def test_vector_game_plays_the_aec_games(n):
         env.reset(seed=0)
         from shedders.engine import omg as O_
 
-        O_.reset_one_nb(env._state, 0, seeds[g], env._params, env._counts, env._cards, env._lay, env._mask, env._ids)
+        O_.reset_one_nb(env._state, 0, seeds[g], env._params, env._counts, env._cards, env._lay, env._mask,
+                        env._ids)
         envs.append(env)
     for step in range(400):
         for g, env in enumerate(envs):
@@ -229,7 +230,8 @@ def test_action_names_follow_the_contract_and_ids_are_inverse():
     env = shedders.raw_env("omg", 4)
     names = env.action_names
     for name in ["play Hera Fire 3*", "play Zeus Fire 4", "target +2", "number 3", "color Fire", "god Hera",
-                 "attribute number", "attribute color", "attribute god", "discard Hera Fire 3*", "stop", "give +1"]:
+                 "attribute number", "attribute color", "attribute god", "discard Hera Fire 3*", "stop",
+                 "give +1"]:
         assert names[env.action_id(name)] == name
     assert len(set(names)) == len(names) == env.action_space("player_0").n
     with pytest.raises(ValueError, match="unknown action name"):

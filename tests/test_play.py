@@ -113,7 +113,8 @@ def test_the_same_seed_deals_the_same_game():
 def test_bad_options_are_refused_with_the_allowed_values(capsys):
     from shedders.play import main
 
-    for argv, match in [(["--ruleset", "nope"], "unknown ruleset 'nope'"), (["--players", "9"], "bad num_players 9"),
+    for argv, match in [(["--ruleset", "nope"], "unknown ruleset 'nope'"),
+                        (["--players", "9"], "bad num_players 9"),
                         (["--opponents", "ppo9"], "unknown agent 'ppo9'"), (["--seat", "4"], "bad --seat 4")]:
         with pytest.raises(SystemExit):
             main(argv)
@@ -198,8 +199,8 @@ def test_omg_targets_name_the_player_in_the_menu():
 
     env = shedders.raw_env("omg", 3)
     env.reset(options={"scenario": {"ruleset": "omg", "current_player": 0, "phase": "play",
-                                    "players": [{"hand": ["Zeus Fire 2*", "Hera Leaf 4"]}, {"hand": ["Ares Fire 3"]},
-                                                {"hand": ["Hestia Leaf 3"]}],
+                                    "players": [{"hand": ["Zeus Fire 2*", "Hera Leaf 4"]},
+                                                {"hand": ["Ares Fire 3"]}, {"hand": ["Hestia Leaf 3"]}],
                                     "pile": ["Athena Fire 2"], "deck": ["Apollo Leaf 2", "Hermes Wave 4"]}})
     env.step(env.action_id("play Zeus Fire 2*"))
     out: list[str] = []

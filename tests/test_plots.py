@@ -19,7 +19,8 @@ from experiments import skill_luck, tournament, train_ppo
 cfg = tournament.Config(ruleset="core", agents=["random", "greedy"], games=4, out=sys.argv[1], name="t")
 summary = tournament.run(cfg, progress=False)
 tournament.plot(summary, __import__("pathlib").Path(sys.argv[1]) / "again.png")
-print(json.dumps({"before": before, "after": matplotlib.get_backend(), "pyplot": "matplotlib.pyplot" in sys.modules}))
+print(json.dumps({"before": before, "after": matplotlib.get_backend(),
+                  "pyplot": "matplotlib.pyplot" in sys.modules}))
 """
 
 

@@ -38,7 +38,8 @@ def test_a_tiny_training_run_is_finite_and_its_checkpoint_round_trips(tmp_path):
     model.load_state_dict(ck["model"])
     for k, v in model.state_dict().items():
         assert torch.equal(v, ck["model"][k])
-    assert ck["counters"]["update"] == 3 and len(ck["pool"]) == 3 and set(ck["rng"]) == {"torch", "numpy", "python"}
+    assert ck["counters"]["update"] == 3 and len(ck["pool"]) == 3
+    assert set(ck["rng"]) == {"torch", "numpy", "python"}
     assert (tmp_path / "tiny" / "learning_curve.png").exists()
     assert (tmp_path / "tiny" / "eval.csv").exists()  # the final evaluation tournament against greedy and expert
     # the checkpoint is an agent: in the batched interface, a tournament spec and the AEC env
@@ -95,7 +96,8 @@ def test_init_fine_tunes_from_a_checkpoints_weights_with_fresh_counters(tmp_path
     assert not all(torch.equal(v, other[k]) for k, v in start.items())  # without --init: a new network
     for bad in (["--ruleset", "fatality"], ["--ruleset", "core", "--hidden", "16"]):  # another game, another width
         with pytest.raises(SystemExit):
-            P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--total-steps", "128", "--init", str(src), *bad])
+            P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--total-steps", "128", "--init", str(src),
+                    *bad])
     with pytest.raises(SystemExit):
         run(tmp_path, "--ruleset", "core", "--total-steps", "128", "--init", str(tmp_path / "nope.pt"))
 
@@ -259,7 +261,8 @@ def test_omg_trains_too(tmp_path):
 @pytest.mark.parametrize("gamma", [1.0, 0.9])
 def test_reward_shaping_adds_up_to_the_first_potential_whatever_is_played(gamma):
     """Potential-based shaping: along each seat's trajectory the discounted shaping terms add up to minus the
-    potential of its first decision (the terminal potential is 0), so no policy's return moves but by a constant."""
+    potential of its first decision (the terminal potential is 0), so no policy's return moves but by a
+    constant."""
     rng = np.random.default_rng(0)
     t_len, b, n = 9, 3, 2
     rew = np.zeros((t_len, b), np.float32)
@@ -320,7 +323,8 @@ def test_squash_obs_is_saved_with_the_checkpoint_and_a_mismatch_is_refused(tmp_p
     # the flag differs from the checkpoint's
     for extra in (["--resume"], ["--name", "other", "--init", str(path)]):
         with pytest.raises(SystemExit):
-            run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", "--no-squash-obs", *extra)
+            run(tmp_path, "--ruleset", "omg", "--total-steps", "512", "--pool", "greedy", "--no-squash-obs",
+                *extra)
 
 
 def test_masking_never_samples_an_illegal_action():

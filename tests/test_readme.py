@@ -89,6 +89,6 @@ def test_the_seeded_demo_plays_the_same_game_every_time(ruleset, capsys):
         demo.main(["--ruleset", ruleset, "--seed", "7", "--show", "1"])
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == outs[2]
-    fresh = subprocess.run([sys.executable, "-m", "shedders.demo", "--ruleset", ruleset, "--seed", "7", "--show", "1"],
-                           capture_output=True, text=True, check=True)
+    fresh = subprocess.run([sys.executable, "-m", "shedders.demo", "--ruleset", ruleset, "--seed", "7",
+                            "--show", "1"], capture_output=True, text=True, check=True)
     assert fresh.stdout == outs[0]

@@ -77,8 +77,9 @@ ODD_VALUES = st.one_of(
 
 
 #: scenario keys that a state_dict() leaves out in some phases (palace windows, omg powers)
-OPTIONAL_KEYS = ["turn", "target", "ask", "ask_left", "pile_by", "plies", "sneak_rank", "sneak_by", "resume_player",
-                 "resume_phase", "out_of_turn", "last_play", "power", "chosen", "left", "winner", "revealed"]
+OPTIONAL_KEYS = ["turn", "target", "ask", "ask_left", "pile_by", "plies", "sneak_rank", "sneak_by",
+                 "resume_player", "resume_phase", "out_of_turn", "last_play", "power", "chosen", "left", "winner",
+                 "revealed"]
 
 
 @st.composite

@@ -142,7 +142,8 @@ def test_other_players_with_the_start_rank_may_sneak_it_regardless_of_the_turn_o
              current=1)
     act(env, "play 1x4")
     st = state(env)
-    assert st["phase"] == "sneak" and st["current_player"] == 0 and env.legal_action_names() == ["pass", "sneak 1x4"]
+    assert st["phase"] == "sneak" and st["current_player"] == 0
+    assert env.legal_action_names() == ["pass", "sneak 1x4"]
     act(env, "sneak 1x4")
     st = state(env)
     assert st["pile"] == ["4", "4"] and st["current_player"] == 2 and st["phase"] == "play"

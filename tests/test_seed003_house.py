@@ -157,8 +157,9 @@ def test_losers_tax_next_game_the_shitheads_best_card_is_swapped_with_the_winner
     exp_l.remove(best)
     exp_w = sorted(wh.copy(), key=K.RANK_NAMES.index)
     exp_w.remove(worst)
-    assert sorted(taxed["players"][loser]["hand"], key=K.RANK_NAMES.index) == sorted(exp_l + [worst], key=K.RANK_NAMES.index)
-    assert sorted(taxed["players"][winner]["hand"], key=K.RANK_NAMES.index) == sorted(exp_w + [best], key=K.RANK_NAMES.index)
+    by_rank = K.RANK_NAMES.index
+    assert sorted(taxed["players"][loser]["hand"], key=by_rank) == sorted(exp_l + [worst], key=by_rank)
+    assert sorted(taxed["players"][winner]["hand"], key=by_rank) == sorted(exp_w + [best], key=by_rank)
     assert m.games == 1 and m.losses.sum() == 1
 
 

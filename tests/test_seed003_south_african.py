@@ -23,7 +23,8 @@ def test_four_8s_are_a_four_of_a_kind_burn_not_a_skip():
 
 
 def test_maximum_skip_is_3():
-    env = make("house", base=SA, rules={"four_burn": False}, players=[P("8 8 8 8 4"), P("K"), P("K"), P("K"), P("K")])
+    env = make("house", base=SA, rules={"four_burn": False},
+               players=[P("8 8 8 8 4"), P("K"), P("K"), P("K"), P("K")])
     act(env, "play 4x8")
     assert state(env)["current_player"] == 4
 

@@ -247,8 +247,9 @@ def test_choosing_the_best_on_other_deals_removes_the_winners_curse():
         runs = {name: synthetic_rows([name, "beginner"], [0, 1, 1, 1], 0.0, 60, seed * 7 + k)
                 for k, name in enumerate(["beginner", "blind0", "blind1", "blind2", "blind3", "fictive"])}
         real = ["beginner", "blind0", "blind1", "blind2", "blind3"]
-        same.append(S.relative_skill_from_rows(runs, "beginner", real, "fictive", 0, split=False)["learning_effect"])
-        split.append(S.relative_skill_from_rows(runs, "beginner", real, "fictive", 0, split=True)["learning_effect"])
+        for out, halves in ((same, False), (split, True)):
+            out.append(S.relative_skill_from_rows(runs, "beginner", real, "fictive", 0,
+                                                  split=halves)["learning_effect"])
     same, split = np.array(same), np.array(split)
     assert same.mean() > 3 * same.std() / np.sqrt(len(same))  # biased: clearly above 0
     assert abs(split.mean()) < 2.5 * split.std() / np.sqrt(len(split))  # within noise of 0

@@ -76,7 +76,8 @@ def test_two_seats_each_in_core_part_the_ratings_when_one_side_always_holds_the_
 
 
 def test_the_tournament_is_reproducible_from_its_seed_and_independent_of_workers(tmp_path):
-    kw = {"ruleset": "fatality", "players": 3, "agents": ["random", "greedy", "search:budget=4"], "games": 40, "seed": 9}
+    kw = {"ruleset": "fatality", "players": 3, "agents": ["random", "greedy", "search:budget=4"], "games": 40,
+          "seed": 9}
     one = T.run(T.Config(out=str(tmp_path / "a"), **kw), progress=False)
     two = T.run(T.Config(out=str(tmp_path / "b"), workers=2, **kw), progress=False)
     assert one["game_rows"] == two["game_rows"] and one["agents"] == two["agents"]

@@ -65,9 +65,9 @@ def test_the_page_and_its_files_are_served_without_a_cdn(http):
     assert "omg" in options["rulesets"] and "expert" in options["agents"] and "slap" in options["house_toggles"]
 
 
-@pytest.mark.parametrize("ruleset,players,opponents", [("core", 4, "expert,greedy"), ("og", 3, "greedy"),
-                                                       ("omg", 3, "expert"),
-                                                       pytest.param("south_african", 4, "random", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("ruleset,players,opponents", [
+    ("core", 4, "expert,greedy"), ("og", 3, "greedy"), ("omg", 3, "expert"),
+    pytest.param("south_african", 4, "random", marks=pytest.mark.slow)])
 def test_a_whole_game_through_the_api_and_its_replay_verifies(http, ruleset, players, opponents):
     d = new_game(http, ruleset=ruleset, players=players, opponents=opponents, seed=5)
     assert d["labels"][0] == "human" and d["view"]["players"][1]["hand"] is None  # others' hands stay hidden
@@ -265,7 +265,8 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) 
                            | st.text(max_size=12), lambda kids: st.lists(kids, max_size=3)
                            | st.dictionaries(st.text(max_size=8), kids, max_size=3), max_leaves=6)
 field_values = {
-    "ruleset": st.sampled_from(["core", "og", "omg", "house", "south_african", "fatality", "poker", ""]) | json_values,
+    "ruleset": (st.sampled_from(["core", "og", "omg", "house", "south_african", "fatality", "poker", ""])
+                | json_values),
     "players": st.integers(-1, 10) | json_values,
     "opponents": st.sampled_from(["random", "greedy,random", "random:bogus=1", "", "nobody"]) | json_values,
     "seed": st.integers(-5, 2**64) | json_values,
@@ -292,7 +293,8 @@ def test_no_new_game_request_is_ever_a_500(http, body):
 def test_no_move_request_is_ever_a_500_and_a_refused_one_changes_nothing(http, body):
     d = new_game(http, seed=11, opponents="random")
     before = http.get(f"/api/games/{d['id']}").json()
-    r = http.post(f"/api/games/{d['id']}/action", content=json.dumps(body), headers={"content-type": "application/json"})
+    r = http.post(f"/api/games/{d['id']}/action", content=json.dumps(body),
+                  headers={"content-type": "application/json"})
     assert r.status_code in (200, 400, 409), (body, r.status_code, r.text[:300])
     if r.status_code != 200:
         assert "error" in r.json() and http.get(f"/api/games/{d['id']}").json() == before

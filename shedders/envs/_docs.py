@@ -8,8 +8,8 @@ from shedders.envs import palace_env
 from shedders.envs.palace_env import observation_table
 from shedders.rules.registry import REGISTRY, lookup, player_range
 
-CAP_RULE_DOC = """With `cap_rule="most_cards"` a game at the ply cap is decided instead (no seed speaks of the cap; this is how
-shead.online ends one): the players still in go out by the cards they hold in every zone, fewest first, ties by
+CAP_RULE_DOC = """With `cap_rule="most_cards"` a game at the ply cap is decided instead (no seed speaks of the cap;
+this is how shead.online ends one): the players still in go out by the cards they hold in every zone, fewest first, ties by
 seat order clockwise from the player to act, each paid as going out is, so the last is the Shithead (og: the first
 placed wins). The game is still flagged truncated (PettingZoo's truncation), so capped games can be counted."""
 
@@ -94,6 +94,7 @@ def palace_module(ruleset: str):
 
     doc = palace_doc(ruleset)
     module = f"shedders.envs.{ruleset}_v{REGISTRY[ruleset].version}"
-    env.__doc__ = f"The {ruleset} AEC env, wrapped as PettingZoo does; its docs page is the module's: help({module})."
+    env.__doc__ = (f"The {ruleset} AEC env, wrapped as PettingZoo does; its docs page is the module's: "
+                   f"help({module}).")
     raw_env.__doc__ = f"The {ruleset} AEC env, unwrapped; its docs page is the module's: help({module})."
     return env, raw_env, doc

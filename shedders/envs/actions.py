@@ -31,7 +31,8 @@ def palace_action_names() -> tuple[str, ...]:
         for k in range(1, K.THREES_K + 1):
             for m in range(K.THREES_M):
                 up = f" +{m}up" if m else ""
-                names[K.A_THREES_AS + r * K.THREES_STRIDE + (k - 1) * K.THREES_M + m] = f"play {k}x3 as {rn[r]}{up}"
+                at = K.A_THREES_AS + r * K.THREES_STRIDE + (k - 1) * K.THREES_M + m
+                names[at] = f"play {k}x3 as {rn[r]}{up}"
     for r in range(K.R):
         names[K.A_PICKUP_WITH + r] = f"pickup with {rn[r]}"
         names[K.A_COVER + r] = f"cover {rn[r]}"

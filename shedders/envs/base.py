@@ -17,7 +17,8 @@ from shedders.rules.registry import lookup
 
 
 def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
-    """Per-game deal seeds derived from one seed (game g of VectorGame(seed=s) is dealt from game_seeds(s, g+1)[g])."""
+    """Per-game deal seeds derived from one seed (game g of VectorGame(seed=s) is dealt from
+    game_seeds(s, g+1)[g])."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return np.random.SeedSequence(int(seed)).generate_state(start + num_games, np.uint64)[start:]

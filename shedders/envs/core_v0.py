@@ -1,4 +1,5 @@
-"""The core ruleset, version 0. The module docstring below is generated from its record: see `help(core_v0)`."""
+"""The core ruleset, version 0. The module docstring below is generated from its record:
+see `help(core_v0)`."""
 
 from shedders.envs import _docs
 

@@ -1,4 +1,5 @@
-"""The fatality ruleset, version 0. The module docstring below is generated from its record: see `help(fatality_v0)`."""
+"""The fatality ruleset, version 0. The module docstring below is generated from its record:
+see `help(fatality_v0)`."""
 
 from shedders.envs import _docs
 

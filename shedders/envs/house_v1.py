@@ -1,4 +1,5 @@
-"""The house ruleset, version 1. The module docstring below is generated from its record: see `help(house_v1)`."""
+"""The house ruleset, version 1. The module docstring below is generated from its record:
+see `help(house_v1)`."""
 
 from shedders.envs import _docs
 

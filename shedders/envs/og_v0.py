@@ -1,4 +1,5 @@
-"""The og ruleset, version 0. The module docstring below is generated from its record: see `help(og_v0)`."""
+"""The og ruleset, version 0. The module docstring below is generated from its record:
+see `help(og_v0)`."""
 
 from shedders.envs import _docs
 

@@ -37,7 +37,8 @@ def observation_slices(num_players: int, num_types: int = 96) -> dict[str, slice
 class OmgEnv(ShedEnv):
     """OMG as a PettingZoo AEC environment (see ``shedders.envs.omg_v0`` for the docs)."""
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_omg_v0",
+                                "is_parallelizable": False}
 
     def __init__(self, rules: OmgRules, render_mode: str | None = None):
         super().__init__()
@@ -90,7 +91,8 @@ class OmgEnv(ShedEnv):
         loaded = None if scenario is None else omg_state.parse(self.rules, scenario)  # checked before any write
         game_seed = self._game_seed(seed, O.next_game_seed_nb)
         if loaded is None:
-            O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask, self._ids)
+            O.reset_one_nb(s, 0, game_seed, self._params, self._counts, self._cards, self._lay, self._mask,
+                           self._ids)
         else:
             commit(s, 0, loaded)
             s.rng[0] = O.splitmix64_nb(np.uint64(game_seed))

@@ -16,7 +16,8 @@ def _doc() -> str:
     keys = ["play", "target", "number", "color", "god", "attribute", "discard", "stop", "give", "n_actions"]
     for k, nxt in itertools.pairwise(keys):
         lo, hi = lay[k], lay[nxt] - 1
-        table.append(f"| {lo}-{hi} | `{names[lo]}` ... `{names[hi]}` |" if hi > lo else f"| {lo} | `{names[lo]}` |")
+        table.append(f"| {lo}-{hi} | `{names[lo]}` ... `{names[hi]}` |" if hi > lo
+                     else f"| {lo} | `{names[lo]}` |")
     return "\n".join([
         record.title, "",
         "```python", "from shedders.envs import omg_v0", ("env = omg_v0.env(num_players=4, render_mode=None, "

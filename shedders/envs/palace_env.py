@@ -45,7 +45,8 @@ def observation_slices(num_players: int) -> dict[str, slice]:
 class PalaceEnv(ShedEnv):
     """Shithead / Palace as a PettingZoo AEC environment (see the ruleset modules for the docs)."""
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "shedders_palace_v0",
+                                "is_parallelizable": False}
 
     def __init__(self, rules: PalaceRules, render_mode: str | None = None):
         super().__init__()
@@ -168,7 +169,8 @@ class PalaceEnv(ShedEnv):
     # shedders extras
     # ----------------------------------------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        """The whole state as a scenario dict (the README's "Scenarios"); reset(options={"scenario": it}) continues the game."""
+        """The whole state as a scenario dict (the README's "Scenarios"); reset(options={"scenario": it})
+        continues the game."""
         return palace_state.to_dict(self._state, 0, self.rules)
 
     def placing(self) -> list[int]:

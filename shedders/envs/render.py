@@ -23,8 +23,9 @@ def palace_constraint(s, rules, params, g: int = 0) -> str:
     if phase == K.PH_OVER:
         return "the game is over"
     if phase == K.PH_SETUP:
-        return "setup: swap cards between your hand and your face-up cards, then ready" if rules.family != K.FAM_OG \
-            else "setup: choose your covers (face-up cards)"
+        if rules.family == K.FAM_OG:
+            return "setup: choose your covers (face-up cards)"
+        return "setup: swap cards between your hand and your face-up cards, then ready"
     if phase == K.PH_EAT:
         why = "a 3 was played" if rules.family == K.FAM_OG else "the Joker punishes you"
         return f"pick up the pile ({why})"

@@ -1,4 +1,5 @@
-"""The south_african ruleset, version 0. The module docstring below is generated from its record: see `help(south_african_v0)`."""
+"""The south_african ruleset, version 0. The module docstring below is generated from its record:
+see `help(south_african_v0)`."""
 
 from shedders.envs import _docs
 

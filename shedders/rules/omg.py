@@ -123,7 +123,8 @@ def load_deck(path: str | Path | None = None) -> Deck:
 
 @dataclass(frozen=True)
 class OmgRules:
-    """The omg ruleset (seed 001): the deck and the player count; every rule is the seed's (docs/rulings.md settles the open points)."""
+    """The omg ruleset (seed 001): the deck and the player count; every rule is the seed's (docs/rulings.md
+    settles the open points)."""
 
     num_players: int
     deck: Deck

@@ -99,7 +99,8 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
                     "voluntary pickup. The first out wins.",
     ),
     Ruleset(
-        "fatality", players=(2, 6), preset=_frozen(FATALITY), toggles=FATALITY_TOGGLES, toggle_word="fatality rule",
+        "fatality", players=(2, 6), preset=_frozen(FATALITY), toggles=FATALITY_TOGGLES,
+        toggle_word="fatality rule",
         payout="places",
         title="# fatality: forced play, named Jokers, 8 skips and finishing-position scoring (seed 002)",
         seed_text=("seed_002_fatality.md",), specs=("specs_fatality.md",),

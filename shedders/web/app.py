@@ -189,104 +189,117 @@ class Guard:
         return None
 
 
+def guarded(handler):
+    """A route from ``handler``: a ``BadRequest`` becomes its JSON error; any other exception, a bug, is logged
+    with its traceback here and answered with one line."""
+    async def route(request: Request):
+        try:
+            return await handler(request)
+        except BadRequest as e:
+            return error(str(e), e.status)
+        except Exception:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error("internal error (logged by the server)", 500)
+    return route
+
+
+# The handlers: module functions that find the app's stores on ``request.app.state`` (``games``, ``replays``).
+async def index(request: Request):
+    return FileResponse(STATIC / "index.html")
+
+
+async def favicon(request: Request):
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+async def get_options(request: Request):
+    return JSON(options())
+
+
+async def new_game(request: Request):
+    data = await _json(request)
+    unknown = [k for k in data if k not in GAME_FIELDS]
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0]!r}; fields: {', '.join(GAME_FIELDS)}")
+    game = await run_in_threadpool(lambda: GameSession(**data))  # agents decide: off the event loop
+    key = request.app.state.games.add(game)
+    return JSON({"id": key, **game.payload()}, status_code=201)
+
+
+def _since(request: Request) -> int:
+    since = request.query_params.get("since", "0")
+    if not since.isdigit() or len(since) > 9:
+        raise BadRequest(f"since must be a non-negative integer, got {since!r}")
+    return int(since)
+
+
+async def get_game(request: Request):  # on the event loop: reads what the game published, never its lock
+    game = request.app.state.games.get(request.path_params["id"])
+    return JSON({"id": request.path_params["id"], **game.payload(_since(request))})
+
+
+async def act(request: Request):
+    game = request.app.state.games.get(request.path_params["id"])
+    data = await _json(request)
+    if "action" not in data:
+        raise BadRequest("the body needs 'action': an action name, as the buttons' data-action")
+    since = len(game.events)
+    await run_in_threadpool(game.act, data["action"])
+    return JSON({"id": request.path_params["id"], **game.payload(since)})
+
+
+async def step(request: Request):
+    game = request.app.state.games.get(request.path_params["id"])
+    since = len(game.events)
+    await run_in_threadpool(game.step)
+    return JSON({"id": request.path_params["id"], **game.payload(since)})
+
+
+async def download(request: Request):
+    game = request.app.state.games.get(request.path_params["id"])
+    text = await run_in_threadpool(game.replay_text)
+    name = f"shedders-{game.ruleset}-seed{game.seed}.jsonl"
+    return Response(text, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def upload(request: Request):
+    body = await _body(request, MAX_REPLAY)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("a replay is UTF-8 text") from None
+    rep = await run_in_threadpool(ReplaySession, text)
+    key = request.app.state.replays.add(rep)
+    return JSON({"id": key, **rep.frame(0, request.query_params.get("seat"))}, status_code=201)
+
+
+async def frame(request: Request):
+    rep = request.app.state.replays.get(request.path_params["id"], "replay")
+    return JSON(rep.frame(request.query_params.get("frame", "0"), request.query_params.get("seat")))
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/favicon.ico", favicon),
+    Route("/api/options", guarded(get_options)),
+    Route("/api/games", guarded(new_game), methods=["POST"]),
+    Route("/api/games/{id}", guarded(get_game)),
+    Route("/api/games/{id}/action", guarded(act), methods=["POST"]),
+    Route("/api/games/{id}/step", guarded(step), methods=["POST"]),
+    Route("/api/games/{id}/replay", guarded(download)),
+    Route("/api/replays", guarded(upload), methods=["POST"]),
+    Route("/api/replays/{id}", guarded(frame)),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
 def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32,
                allowed_hosts=LOOPBACK_NAMES, any_ip: bool = False):
     """The app with its own stores: at most ``max_games`` games and ``max_replays`` replays, each dropped after
     ``ttl`` seconds without a request, behind :class:`Guard` (``allowed_hosts``, ``any_ip``)."""
-    games = Store(max_games, ttl)
-    replays = Store(max_replays, ttl)
-
-    def guarded(handler):
-        async def route(request: Request):
-            try:
-                return await handler(request)
-            except BadRequest as e:
-                return error(str(e), e.status)
-            except Exception:  # a bug: logged with its traceback here, one line to the client
-                log.exception("%s %s failed", request.method, request.url.path)
-                return error("internal error (logged by the server)", 500)
-        return route
-
-    async def index(request: Request):
-        return FileResponse(STATIC / "index.html")
-
-    async def favicon(request: Request):
-        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
-
-    async def get_options(request: Request):
-        return JSON(options())
-
-    async def new_game(request: Request):
-        data = await _json(request)
-        unknown = [k for k in data if k not in GAME_FIELDS]
-        if unknown:
-            raise BadRequest(f"unknown field {unknown[0]!r}; fields: {', '.join(GAME_FIELDS)}")
-        game = await run_in_threadpool(lambda: GameSession(**data))  # agents decide: off the event loop
-        key = games.add(game)
-        return JSON({"id": key, **game.payload()}, status_code=201)
-
-    def _since(request: Request) -> int:
-        since = request.query_params.get("since", "0")
-        if not since.isdigit() or len(since) > 9:
-            raise BadRequest(f"since must be a non-negative integer, got {since!r}")
-        return int(since)
-
-    async def get_game(request: Request):  # on the event loop: reads what the game published, never its lock
-        game = games.get(request.path_params["id"])
-        return JSON({"id": request.path_params["id"], **game.payload(_since(request))})
-
-    async def act(request: Request):
-        game = games.get(request.path_params["id"])
-        data = await _json(request)
-        if "action" not in data:
-            raise BadRequest("the body needs 'action': an action name, as the buttons' data-action")
-        since = len(game.events)
-        await run_in_threadpool(game.act, data["action"])
-        return JSON({"id": request.path_params["id"], **game.payload(since)})
-
-    async def step(request: Request):
-        game = games.get(request.path_params["id"])
-        since = len(game.events)
-        await run_in_threadpool(game.step)
-        return JSON({"id": request.path_params["id"], **game.payload(since)})
-
-    async def download(request: Request):
-        key = request.path_params["id"]
-        game = games.get(key)
-        text = await run_in_threadpool(game.replay_text)
-        name = f"shedders-{game.ruleset}-seed{game.seed}.jsonl"
-        return Response(text, media_type="application/x-ndjson",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-    async def upload(request: Request):
-        body = await _body(request, MAX_REPLAY)
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadRequest("a replay is UTF-8 text") from None
-        rep = await run_in_threadpool(ReplaySession, text)
-        key = replays.add(rep)
-        return JSON({"id": key, **rep.frame(0, request.query_params.get("seat"))}, status_code=201)
-
-    async def frame(request: Request):
-        rep = replays.get(request.path_params["id"], "replay")
-        return JSON(rep.frame(request.query_params.get("frame", "0"), request.query_params.get("seat")))
-
-    routes = [
-        Route("/", index),
-        Route("/favicon.ico", favicon),
-        Route("/api/options", guarded(get_options)),
-        Route("/api/games", guarded(new_game), methods=["POST"]),
-        Route("/api/games/{id}", guarded(get_game)),
-        Route("/api/games/{id}/action", guarded(act), methods=["POST"]),
-        Route("/api/games/{id}/step", guarded(step), methods=["POST"]),
-        Route("/api/games/{id}/replay", guarded(download)),
-        Route("/api/replays", guarded(upload), methods=["POST"]),
-        Route("/api/replays/{id}", guarded(frame)),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    app = Starlette(routes=routes)
-    app.state.games, app.state.replays = games, replays
+    app = Starlette(routes=ROUTES)
+    app.state.games, app.state.replays = Store(max_games, ttl), Store(max_replays, ttl)
     guard = Guard(app, allowed_hosts, any_ip)
     guard.state = app.state
     return guard

@@ -150,7 +150,8 @@ def _option(agent: str, key: str, value, kind: tuple):
             raise BadRequest(f"{what} must be one of {', '.join(kind[1:])}, got {value!r}")
         return value
     cast, lo, hi = kind
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (cast is int and not isinstance(value, int)):
+    wrong_int = cast is int and not isinstance(value, int)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or wrong_int:
         raise BadRequest(f"{what} must be {'an integer' if cast is int else 'a number'} in {lo:g}..{hi:g}, "
                          f"got {value!r}")
     if not lo <= value <= hi:  # NaN fails both sides
@@ -160,8 +161,10 @@ def _option(agent: str, key: str, value, kind: tuple):
 
 def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
     """The agent a web client names with ``spec`` (``"search:budget=64+eps=0.2"``, ``"greedy@2"``), built only
-    from :data:`WEB_AGENT_OPTIONS`: ``BadRequest`` for any other agent, option or value, before anything is built."""
-    if not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC or not spec.isprintable() or not spec.isascii():
+    from :data:`WEB_AGENT_OPTIONS`: ``BadRequest`` for any other agent, option or value, before anything is
+    built."""
+    if (not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC or not spec.isprintable()
+            or not spec.isascii()):
         raise BadRequest(f"opponents: an agent spec is a short ASCII text such as 'search:budget=64', got "
                          f"{spec[:40] if isinstance(spec, str) else spec!r}")
     try:
@@ -247,7 +250,8 @@ class GameSession:
     # -- playing ---------------------------------------------------------------------------------------------
     def _step_dead(self) -> None:
         env = self.env
-        while env.agents and (env.terminations.get(env.agent_selection) or env.truncations.get(env.agent_selection)):
+        while env.agents and (env.terminations.get(env.agent_selection)
+                              or env.truncations.get(env.agent_selection)):
             self.rec.step(None)
 
     def _decide(self, action: int) -> None:
@@ -272,10 +276,11 @@ class GameSession:
                        "result": self.result(), "event_count": len(self.events)}
 
     def _busy(self):
-        """The game's lock, taken without waiting: ``BadRequest`` 409 while another request is changing the game."""
+        """The game's lock, taken without waiting: ``BadRequest`` 409 while another request is changing the
+        game."""
         if not self.lock.acquire(blocking=False):
-            raise BadRequest("the agents are still deciding this game's last request; ask again when they are done",
-                             409)
+            raise BadRequest("the agents are still deciding this game's last request; ask again when they are "
+                             "done", 409)
         return _release(self.lock)
 
     def _run_agents(self) -> None:

@@ -75,7 +75,8 @@ def remove_nb(s, g, q, t):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def hermes_copy_nb(s, g, cards):
-    """R-OMG-HERMES: the power of the card nearest the top of the pile that has one, skipping Hermes cards; -1 none."""
+    """R-OMG-HERMES: the power of the card nearest the top of the pile that has one, skipping Hermes cards; -1
+    none."""
     for i in range(np.int64(s.pile_len[g]) - 1, -1, -1):
         t = s.pile[g, i]
         if cards[t, CPOWER] != 0 and cards[t, CGOD] != HERMES:

@@ -8,6 +8,7 @@ the pile's top its last entry). Every layer above the engine takes its constants
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,7 +27,8 @@ from shedders.rules.omg import (  # noqa: F401  (re-exported: the layout every l
 )
 
 # gods, in the order of shedders.rules.omg.GODS
-ZEUS, ARES, ATHENA, ARTEMIS, DEMETER, APOLLO, APHRODITE, HEPHAESTUS, HESTIA, POSEIDON, HERA, HERMES = range(len(GODS))
+(ZEUS, ARES, ATHENA, ARTEMIS, DEMETER, APOLLO, APHRODITE, HEPHAESTUS, HESTIA, POSEIDON, HERA,
+ HERMES) = range(len(GODS))
 N_GODS = len(GODS)
 N_COLORS = len(COLORS)
 MAXN = MAX_NUMBER  # numbers 1..9
@@ -49,7 +51,8 @@ def action_layout(num_types: int) -> dict[str, int]:
     out = {}
     o = 0
     for name, size in (("play", num_types), ("target", MAXP - 1), ("number", MAXN), ("color", N_COLORS),
-                       ("god", N_GODS), ("attribute", N_ATTRS), ("discard", num_types), ("stop", 1), ("give", MAXP - 1)):
+                       ("god", N_GODS), ("attribute", N_ATTRS), ("discard", num_types), ("stop", 1),
+                       ("give", MAXP - 1)):
         out[name] = o
         o += size
     out["n_actions"] = o
@@ -65,6 +68,19 @@ def layout_array(num_types: int) -> np.ndarray:
     """The action bases of ``action_layout`` as the int64 array the kernels read, in ``LAYOUT_KINDS`` order."""
     lay = action_layout(num_types)
     return np.array([lay[k] for k in LAYOUT_KINDS], np.int64)
+
+
+class OmgTables(NamedTuple):
+    """The deck's tables every omg entry point reads (``make_tables``)."""
+
+    counts: np.ndarray  # int64 (T,): copies of each card type in the deck
+    cards: np.ndarray  # int64 (T, 4): each type's god, color, number and power (``Deck.table()``)
+    lay: np.ndarray  # int64: the action bases (``layout_array``)
+
+
+def make_tables(deck) -> OmgTables:
+    """The ``OmgTables`` of a ``shedders.rules.omg.Deck``."""
+    return OmgTables(np.asarray(deck.count, np.int64), deck.table(), layout_array(deck.num_types))
 
 
 OmgState = namedtuple(
@@ -129,8 +145,8 @@ def observation_layout(num_players: int, num_types: int) -> list[tuple[str, int,
     """(name, size, meaning) of each slice of the observation vector; seats are relative to the observer."""
     n, t = num_players, num_types
     return [
-        ("kind", N_KINDS, "decision kind: play, target, choose, discard, give, over, or waiting (not the "
-                          "observer's)"),
+        ("kind", N_KINDS, ("decision kind: play, target, choose, discard, give, over, or waiting (not the "
+                          "observer's)")),
         ("power", N_GODS, "the god whose power is resolving (one-hot; all 0: none)"),
         ("choice", 5, "what the pending choice or discard filter is about: none, number, color, god, attribute"),
         ("chosen_number", MAXN, "the chosen number, 1..9 (one-hot)"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from shedders.engine.buffers import chunks_nb, first_illegal_nb  # noqa: F401  (first_illegal_nb: re-exported)
 from shedders.engine.palace.deal import deal_nb
 from shedders.engine.palace.layout import N_ACTIONS, P_NPLAYERS, PH_OVER
 from shedders.engine.palace.legal import legal_mask_nb
@@ -44,92 +45,80 @@ def sample_legal_nb(s, g, ids, n):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def write_view_nb(s, g, params, obs, mask, cur, nlegal, ids):
+def write_view_nb(s, g, params, buf):
     """The acting seat's observation, mask, legal ids and their number, and the acting seat, of game g."""
-    nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
-    cur[g] = s.actor[g]
+    buf.nlegal[g] = legal_mask_nb(s, g, params, buf.mask[g], buf.ids[g])
+    buf.cur[g] = s.actor[g]
     if s.actor[g] >= 0:
-        observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+        observe_nb(s, g, np.int64(s.actor[g]), params, buf.obs[g])
     else:
-        obs[g, :] = 0  # a game over, left for redeal_finished()
+        buf.obs[g, :] = 0  # a game over, left for redeal_finished()
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def first_illegal_nb(mask, actions):
-    """Index of the first game whose action is masked (-1 skips a game), or -1 when all are legal."""
-    for g in range(actions.shape[0]):
-        a = actions[g]
-        if a == -1:
-            continue
-        if a < 0 or a >= N_ACTIONS or mask[g, a] == 0:
-            return g
-    return -1
-
-
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
-def step_range_nb(s, lo, hi, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated,
-                  final_placing, final_plies, autoreset, write_obs):
-    """Step games lo..hi-1 with actions[g] (-1: leave game g as it is); finished games record their placing and
-    length, then (with ``autoreset``) deal again from their own stream. Without ``write_obs`` the observations
-    are left as they were (``VectorGame(write_observations=False)``: the caller observes when it needs to).
+def step_range_nb(s, lo, hi, actions, params, buf, autoreset, write_obs):
+    """Step games lo..hi-1 with actions[g] (-1: leave game g as it is), writing ``buf`` (a ``Buffers``); finished
+    games record their placing and length, then (with ``autoreset``) deal again from their own stream. Without
+    ``write_obs`` the observations are left as they were (``VectorGame(write_observations=False)``: the caller
+    observes when it needs to).
 
     Three passes (apply, masks, observations) rather than one: the fused loop body was too large for the
     instruction cache, and the split ran about 25% faster in an interleaved A/B."""
     n = params[P_NPLAYERS]
     for g in range(lo, hi):
         for q in range(n):
-            final_placing[g, q] = -1
-        final_plies[g] = 0
+            buf.final_placing[g, q] = -1
+        buf.final_plies[g] = 0
         a = actions[g]
         if a < 0:
             for q in range(n):
-                rewards[g, q] = 0.0
-            terminated[g] = False
-            truncated[g] = False
+                buf.rewards[g, q] = 0.0
+            buf.terminated[g] = False
+            buf.truncated[g] = False
             continue
         apply_nb(s, g, a, params)
         for q in range(n):
-            rewards[g, q] = s.rewards[g, q]
-        terminated[g] = s.terminated[g]
-        truncated[g] = s.truncated[g]
+            buf.rewards[g, q] = s.rewards[g, q]
+        buf.terminated[g] = s.terminated[g]
+        buf.truncated[g] = s.truncated[g]
         if s.phase[g] == PH_OVER:
             k = np.int64(s.n_out[g])
             for q in range(k):
-                final_placing[g, q] = s.placing[g, q]
+                buf.final_placing[g, q] = s.placing[g, q]
             if k == n - 1:  # decided (by the rules, or at the cap by most_cards)
                 for q in range(n):
                     if s.finished[g, q] == 0:
-                        final_placing[g, k] = q  # the last player, who never went out (og: only the winner)
-            final_plies[g] = s.plies[g]
+                        buf.final_placing[g, k] = q  # the last player, who never went out (og: only the winner)
+            buf.final_plies[g] = s.plies[g]
             if autoreset:
                 deal_nb(s, g, next_game_seed_nb(s, g), params)
     for g in range(lo, hi):
-        nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
-        cur[g] = s.actor[g]
+        buf.nlegal[g] = legal_mask_nb(s, g, params, buf.mask[g], buf.ids[g])
+        buf.cur[g] = s.actor[g]
     if not write_obs:
         return
     for g in range(lo, hi):
         if s.actor[g] >= 0:
-            observe_nb(s, g, np.int64(s.actor[g]), params, obs[g])
+            observe_nb(s, g, np.int64(s.actor[g]), params, buf.obs[g])
         else:
-            obs[g, :] = 0  # a game over, left for redeal_finished()
+            buf.obs[g, :] = 0  # a game over, left for redeal_finished()
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def reset_range_nb(s, lo, hi, seeds, params, obs, mask, cur, nlegal, ids):
+def reset_range_nb(s, lo, hi, seeds, params, buf):
     for g in range(lo, hi):
         deal_nb(s, g, seeds[g], params)
-        write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
+        write_view_nb(s, g, params, buf)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def redeal_over_nb(s, params, obs, mask, cur, nlegal, ids):
+def redeal_over_nb(s, params, buf):
     """Deal the next game, from its own stream, in every game that is over (VectorGame with autoreset off)."""
     n = 0
     for g in range(s.phase.shape[0]):
         if s.phase[g] == PH_OVER:
             deal_nb(s, g, next_game_seed_nb(s, g), params)
-            write_view_nb(s, g, params, obs, mask, cur, nlegal, ids)
+            write_view_nb(s, g, params, buf)
             n += 1
     return n
 
@@ -142,10 +131,10 @@ def sample_range_nb(s, lo, hi, ids, nlegal, out):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def legal_range_nb(s, lo, hi, params, mask, nlegal, ids):
+def legal_range_nb(s, lo, hi, params, buf):
     """Games lo..hi-1's masks, legal ids and their number written again from their states."""
     for g in range(lo, hi):
-        nlegal[g] = legal_mask_nb(s, g, params, mask[g], ids[g])
+        buf.nlegal[g] = legal_mask_nb(s, g, params, buf.mask[g], buf.ids[g])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -158,54 +147,43 @@ def observe_range_nb(s, lo, hi, seats, params, obs):
 # A batch of one chunk (one game, or one thread) calls the serial ``*_range_nb`` kernels directly (``VectorGame``):
 # a parallel region wakes numba's worker threads even for one chunk, and libgomp's workers then spin for a while
 # after it, taking a core from whatever runs next (torch, another process).
-# The parallel entry points split the batch into ``nchunks`` chunks (one per thread: numba.get_num_threads() read
-# in Python, since reading it inside a kernel keeps numba from caching it) and call a serial kernel per chunk. The
-# serial kernels run without numba's reference counting (_nrt=False): passing the 32-array state to a helper
+# The parallel entry points split the batch into chunks (``chunks_nb``: one per thread, numba.get_num_threads()
+# read in Python, since reading it inside a kernel keeps numba from caching it) and call a serial kernel per chunk.
+# The serial kernels run without numba's reference counting (_nrt=False): passing the 32-array state to a helper
 # costs an atomic incref and decref per array per call, which took most of the time of a step, and more so with
 # several threads touching the same counters.
 @nb.njit(cache=True, parallel=True)
-def batch_step_nb(nchunks, s, actions, params, obs, mask, cur, nlegal, ids, rewards, terminated, truncated, final_placing,
-                  final_plies, autoreset, write_obs):
-    b = actions.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+def batch_step_nb(nchunks, s, actions, params, buf, autoreset, write_obs):
+    nt, size = chunks_nb(nchunks, actions.shape[0])
     for c in nb.prange(nt):
-        step_range_nb(s, c * size, min(b, (c + 1) * size), actions, params, obs, mask, cur, nlegal, ids, rewards,
-                      terminated, truncated, final_placing, final_plies, autoreset, write_obs)
+        step_range_nb(s, c * size, min(actions.shape[0], (c + 1) * size), actions, params, buf, autoreset,
+                      write_obs)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_reset_nb(nchunks, s, seeds, params, obs, mask, cur, nlegal, ids):
-    b = seeds.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+def batch_reset_nb(nchunks, s, seeds, params, buf):
+    nt, size = chunks_nb(nchunks, seeds.shape[0])
     for c in nb.prange(nt):
-        reset_range_nb(s, c * size, min(b, (c + 1) * size), seeds, params, obs, mask, cur, nlegal, ids)
+        reset_range_nb(s, c * size, min(seeds.shape[0], (c + 1) * size), seeds, params, buf)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_legal_nb(nchunks, s, params, mask, nlegal, ids):
+def batch_legal_nb(nchunks, s, params, buf):
     """Every game's mask, legal ids and their number written again from its state (what a step ends with)."""
-    b = mask.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+    nt, size = chunks_nb(nchunks, buf.mask.shape[0])
     for c in nb.prange(nt):
-        legal_range_nb(s, c * size, min(b, (c + 1) * size), params, mask, nlegal, ids)
+        legal_range_nb(s, c * size, min(buf.mask.shape[0], (c + 1) * size), params, buf)
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_sample_nb(nchunks, s, ids, nlegal, out):
-    b = out.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+    nt, size = chunks_nb(nchunks, out.shape[0])
     for c in nb.prange(nt):
-        sample_range_nb(s, c * size, min(b, (c + 1) * size), ids, nlegal, out)
+        sample_range_nb(s, c * size, min(out.shape[0], (c + 1) * size), ids, nlegal, out)
 
 
 @nb.njit(cache=True, parallel=True)
 def batch_observe_nb(nchunks, s, seats, params, obs):
-    b = seats.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+    nt, size = chunks_nb(nchunks, seats.shape[0])
     for c in nb.prange(nt):
-        observe_range_nb(s, c * size, min(b, (c + 1) * size), seats, params, obs)
+        observe_range_nb(s, c * size, min(seats.shape[0], (c + 1) * size), seats, params, obs)

@@ -208,8 +208,8 @@ def observation_layout(num_players: int) -> list[tuple[str, int, str]]:
         ("known", p * R, "hand cards each relative seat is publicly known to hold (picked up, not yet played)"),
         ("finished", p, "1 if the relative seat has gone out"),
         ("top", R + 1, "effective top rank of the pile, one-hot; last slot: no rank (empty pile)"),
-        ("rule", N_RULES, "pile constraint, one-hot: any, at least top, under 7 (seed 003), 7 or lower (og, "
-                          "fatality)"),
+        ("rule", N_RULES, ("pile constraint, one-hot: any, at least top, under 7 (seed 003), 7 or lower (og, "
+                          "fatality)")),
         ("run", 1, "how many cards of the top card's rank lie on top"),
         ("pile", R, "pile contents, count per rank (public)"),
         ("pile_size", 1, "cards in the pile"),

@@ -193,10 +193,12 @@ def fatality_extra_plays_nb(s, g, p, params, rule, top, mask, ids, nplays):
     hc = hand_count_nb(s, g, p)
     if params[P_UP_WITH_HAND] != 0:
         for r in range(N_PLAIN):
-            if s.hand[g, p, r] == hc and hc <= UP_K and s.face_up[g, p, r] > 0 and can_beat_nb(r, rule, top, params):
+            if (s.hand[g, p, r] == hc and hc <= UP_K and s.face_up[g, p, r] > 0
+                    and can_beat_nb(r, rule, top, params)):
                 for m in range(min(np.int64(s.face_up[g, p, r]), UP_K)):
                     nplays = add_nb(mask, ids, nplays, A_PLAY_UP + r * UP_STRIDE + (hc - 1) * UP_K + m)
-    if params[P_THREES_AS_TOP] != 0 and s.hand[g, p, R3] == hc and hc <= THREES_K and 0 <= top < N_PLAIN and top != R3:
+    if (params[P_THREES_AS_TOP] != 0 and s.hand[g, p, R3] == hc and hc <= THREES_K and 0 <= top < N_PLAIN
+            and top != R3):
         for m in range(min(np.int64(s.face_up[g, p, top]), 3) + 1):
             nplays = add_nb(mask, ids, nplays, A_THREES_AS + top * THREES_STRIDE + (hc - 1) * THREES_M + m)
     return nplays

@@ -97,7 +97,8 @@ from shedders.engine.rng import rand_below_nb
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def slap_nb(s, g, p, params):
-    """house "Slap the pile" (R-HOUSE-SLAP): after a burn, a uniformly random other player still in draws a card."""
+    """house "Slap the pile" (R-HOUSE-SLAP): after a burn, a uniformly random other player still in draws a
+    card."""
     n = params[P_NPLAYERS]
     others = n_in_nb(s, g, params) - (1 if s.finished[g, p] == 0 else 0)
     if others > 0:
@@ -121,7 +122,8 @@ def resolve_play_nb(s, g, p, r, k, params):
     s.last_rank[g] = r
     # seed 003 "Burn" and "Four of a kind burns": the burn overrides the cards' own powers.
     burned = False
-    if r == R10 and params[P_BURN_10] != 0 or params[P_FOUR_BURN] != 0 and r != RJOKER and run_len_nb(s, g) >= params[P_SET_SIZE]:
+    if (r == R10 and params[P_BURN_10] != 0
+            or params[P_FOUR_BURN] != 0 and r != RJOKER and run_len_nb(s, g) >= params[P_SET_SIZE]):
         burned = True
     skips = 0
     if burned:

@@ -245,8 +245,8 @@ def choice_from_state_nb(expert, s, g, mask, params, cards, lay):
     """The strategy's decision in game g of the engine state (rollouts): what the player to act sees."""
     p = np.int64(s.turn[g])
     top = np.int64(s.pile[g, s.pile_len[g] - 1])
-    return strategy_nb(expert, s.hand[g, p], s.hsize[g], p, top, np.int64(s.revealed[g]), hermes_copy_nb(s, g, cards),
-                       mask, params, cards, lay)
+    return strategy_nb(expert, s.hand[g, p], s.hsize[g], p, top, np.int64(s.revealed[g]),
+                       hermes_copy_nb(s, g, cards), mask, params, cards, lay)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -277,8 +277,8 @@ def choice_from_obs_nb(expert, obs, off, mask, params, cards, lay):
     copy = one_hot_nb(obs[off[4]: off[4] + N_GODS + 1])
     if copy == N_GODS:  # the last entry: nothing to copy
         copy = -1
-    return strategy_nb(expert, hand, obs[off[2]: off[2] + n], np.int64(0), top, revealed, copy, mask, params, cards,
-                       lay)
+    return strategy_nb(expert, hand, obs[off[2]: off[2] + n], np.int64(0), top, revealed, copy, mask, params,
+                       cards, lay)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

@@ -120,7 +120,8 @@ def leaf_features_nb(s, d, q, params, cards, out):
         if c > 0:
             if cards[t, CPOWER] != 0:
                 out[4 + cards[t, CGOD]] += c
-            if q == turn and top >= 0 and (cards[t, CNUM] == cards[top, CNUM] or cards[t, CGOD] == cards[top, CGOD]):
+            if q == turn and top >= 0 and (cards[t, CNUM] == cards[top, CNUM]
+                                           or cards[t, CGOD] == cards[top, CGOD]):
                 match += c
     out[4 + N_GODS] = 1.0 if q == turn else 0.0
     out[5 + N_GODS] = 1.0 if q == (turn + 1) % n else 0.0
@@ -192,8 +193,8 @@ def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids, mask2,
-                  ids2, cnt, leaf, leaf_w, f):
+def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids,
+                  mask2, ids2, cnt, leaf, leaf_w, f):
     """Determinized Monte Carlo for game g's player: every legal action is tried in the same ``budget // legal``
     sampled worlds (common random numbers), each followed by an expert rollout; the action of highest mean value.
     ``oracle`` skips the resampling: its rollouts see every hand and the deck's order. ``leaf``, ``leaf_w`` and the
@@ -214,27 +215,28 @@ def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, ep
                 determinize_nb(work, w0, viewer, params, cnt)
             work.rewards[w0] = 0.0
             apply_nb(work, w0, a, params, cards, lay)
-            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2, leaf, leaf_w, f)
+            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2, leaf, leaf_w,
+                            f)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_range_nb(src, games, lo, hi, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
-                    ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
+def search_range_nb(src, games, lo, hi, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies,
+                    mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
     for j in range(lo, hi):
         out[j] = search_one_nb(src, games[j], params, cards, lay, work, j, budget, oracle, seeds[j], eps_milli,
                                max_plies, mask[j], ids[j], mask2[j], ids2[j], cnt[j], leaf, leaf_w, feat[j])
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_search_nb(nchunks, src, games, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies, mask,
-                    ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
+def batch_search_nb(nchunks, src, games, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies,
+                    mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
     """Search the decisions of games[j] (one work row each), in chunks over the threads."""
     b = games.shape[0]
     nt = max(1, min(nchunks, b))
     size = (b + nt - 1) // nt
     for c in nb.prange(nt):
-        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, cards, lay, work, budget, oracle, seeds,
-                        eps_milli, max_plies, mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out)
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, cards, lay, work, budget, oracle,
+                        seeds, eps_milli, max_plies, mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out)

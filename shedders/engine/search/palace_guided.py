@@ -42,7 +42,8 @@ def expand_one_nb(src, g, acts, nacts, worlds, oracle, seed, params, work, r0, p
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def expand_range_nb(lo, hi, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer, acc):
+def expand_range_nb(lo, hi, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer,
+                    acc):
     """``expand_one_nb`` for decisions lo..hi-1 (``pool[j]`` is decision j's scratch)."""
     for j in range(lo, hi):
         expand_one_nb(src, games[j], acts[j], nacts[j], worlds, oracle, seeds[j], params, work, start[j], pool[j],
@@ -73,7 +74,8 @@ def views_range_nb(lo, hi, work, rows, params, mask, ids, nlegal, obs):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def step_range_nb(lo, hi, work, rows, actions, params, viewer, acc):
-    """Apply ``actions[t]`` in row ``rows[t]`` for t in lo..hi-1; add what the row's viewer collected to ``acc``."""
+    """Apply ``actions[t]`` in row ``rows[t]`` for t in lo..hi-1; add what the row's viewer collected to
+    ``acc``."""
     for t in range(lo, hi):
         r = rows[t]
         apply_nb(work, r, np.int64(actions[t]), params)

@@ -228,58 +228,44 @@ def _gained(b: dict, a: dict, q: int) -> Counter:
 
 
 def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
-    out: list[str] = []
-    n = rules.num_players
+    """A palace move told: the move itself, then what it did (a 3 leaving play, a burn, a reversal), the draws,
+    and what comes next."""
+    if b["phase"] == "setup":
+        return _palace_setup(b, a, p, name, viewer)
+    if name.startswith("nominate +"):
+        t = target_seat(rules, b, p, int(name[len("nominate +"):]))  # a view has direction and who finished
+        return [(f"{verb(p, viewer, 'nominates', 'nominate')} {who(t, viewer)}: answer with a 2, 5, A or "
+                 "Joker, or pick up the pile")]
+    line, picked, from_up = _palace_move(rules, b, a, p, name, label, viewer)
+    burned, effects = _palace_effects(rules, b, a, name, picked, viewer)
+    return [line, *effects, *_palace_draws(rules, b, a, p, picked, from_up, burned, viewer),
+            *_palace_next(rules, b, a, p, name, burned, picked, viewer)]
+
+
+def _palace_setup(b, a, p, name, viewer) -> list[str]:
+    out = []
+    if name.startswith("swap "):
+        h, u = name[5:].split(" for ")
+        out.append(f"{verb(p, viewer, 'swaps')} {h} from the hand for {u} from the face-up cards")
+    elif name.startswith("cover "):
+        out.append(f"{verb(p, viewer, 'puts', 'put')} {name[6:]} face up as a cover")
+    elif name == "ready":
+        out.append(f"{verb(p, viewer, 'is', 'are')} ready")
+    if a["phase"] != "setup":
+        out.append(f"setup is over: play begins with {who(a['actor'], viewer)}")
+    return out
+
+
+def _palace_move(rules, b, a, p, name, label, viewer) -> tuple[str, int, int]:
+    """The move in words, the pile cards that went to p's hand and the face-up cards p played or took."""
     S = lambda third, second=None: verb(p, viewer, third, second)
     pb, pa = b["players"][p], a["players"][p]
     phase = b["phase"]
-    picked = 0  # pile cards that went to p's hand
-    from_up = 0  # face-up cards p played or took
-    if phase == "setup":
-        if name.startswith("swap "):
-            h, u = name[5:].split(" for ")
-            out.append(f"{S('swaps')} {h} from the hand for {u} from the face-up cards")
-        elif name.startswith("cover "):
-            out.append(f"{S('puts', 'put')} {name[6:]} face up as a cover")
-        elif name == "ready":
-            out.append(f"{verb(p, viewer, 'is', 'are')} ready")
-        if a["phase"] != "setup":
-            out.append(f"setup is over: play begins with {who(a['actor'], viewer)}")
-        return out
     if name == "pass":
-        out.append(f"{S('passes', 'pass')}")
-    elif name.startswith(("play ", "sneak ")):
-        sneak = name.startswith("sneak ")
-        body = name.split(" ", 1)[1]
-        up = 0
-        if " +" in body and body.endswith("up"):
-            body, extra = body.rsplit(" +", 1)
-            up = int(extra[:-2])
-        k_str, rank = body.split("x", 1)
-        k = int(k_str)
-        as_rank = None
-        if " as " in rank:
-            rank, as_rank = rank.split(" as ")
-        what = cards_word(k, rank) + ((f" as {cards_word(1, as_rank)}" if k == 1 else f" as {as_rank}s")
-                                      if as_rank else "")
-        whole_up = pb["hand_count"] == 0 and pb["face_up_count"] >= k and not up
-        from_up = up or (k if whole_up else 0)
-        where = ""
-        if whole_up:
-            where = " from the face-up cards"
-        elif up:
-            where = f", {up} of them from the face-up cards" if up > 1 else ", one from the face-up cards"
-        if sneak:
-            out.append(f"{S('sneaks')} {what} onto the pile, out of turn{where}")
-        elif phase == "play" and b["turn"] != p:
-            out.append(f"{S('opens', 'open')} a fresh pile out of turn with {what}{where}")
-        elif phase == "name":
-            out.append(f"{verb(p, viewer, 'names', 'name')} the Joker: it stands for {as_rank}")
-        elif phase == "open":
-            out.append(f"{S('opens', 'open')} the game with {what}{where}")
-        else:
-            out.append(f"{S('plays')} {what}{where}")
-    elif name == "flip":
+        return f"{S('passes', 'pass')}", 0, 0
+    if name.startswith(("play ", "sneak ")):
+        return _palace_play(b, p, name, viewer)
+    if name == "flip":
         new = (Counter(a["pile"]) + Counter(a["out_of_play"]) + Counter(pa["known"])) - (
             Counter(b["pile"]) + Counter(b["out_of_play"]) + Counter(pb["known"]))
         card = next(iter(new.elements()), None)
@@ -288,14 +274,14 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
             b["out_of_play"])
         if failed:
             picked = len(b["pile"]) + 1
-            out.append(f"{S('flips')} {cards_word(1, shown)} from the face-down cards: it does not go, so "
-                       f"{who(p, viewer)} {'pick' if p == viewer else 'picks'} up the pile ({picked} cards)")
-        elif a["phase"] == "name":
-            out.append(f"{S('flips')} a Joker from the face-down cards and must name its rank")
-        else:
-            out.append(f"{S('flips')} {cards_word(1, shown)} from the face-down cards")
-    elif name == "pickup" or name.startswith("pickup with "):
-        picked = len(b["pile"])
+            line = (f"{S('flips')} {cards_word(1, shown)} from the face-down cards: it does not go, so "
+                    f"{who(p, viewer)} {'pick' if p == viewer else 'picks'} up the pile ({picked} cards)")
+            return line, picked, 0
+        if a["phase"] == "name":
+            return f"{S('flips')} a Joker from the face-down cards and must name its rank", 0, 0
+        return f"{S('flips')} {cards_word(1, shown)} from the face-down cards", 0, 0
+    if name == "pickup" or name.startswith("pickup with "):
+        picked, from_up = len(b["pile"]), 0
         cards = " ".join(c.split(":")[0] for c in b["pile"])
         why = ""
         if phase == "eat":
@@ -308,14 +294,47 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
             r = name[len("pickup with "):]
             from_up = pb["face_up_count"] - pa["face_up_count"]
             line += f", and the face-up {r}s"
-        out.append(line)
-    elif name.startswith("nominate +"):
-        t = target_seat(rules, b, p, int(name[len("nominate +"):]))  # a view has direction and who finished
-        out.append(f"{S('nominates', 'nominate')} {who(t, viewer)}: answer with a 2, 5, A or Joker, or pick up "
-                   "the pile")
-        return out
-    else:
-        out.append(f"{S('chooses', 'choose')} {label}")
+        return line, picked, from_up
+    return f"{S('chooses', 'choose')} {label}", 0, 0
+
+
+def _palace_play(b, p, name, viewer) -> tuple[str, int, int]:
+    """A play or a sneak in words (how many of which rank, what they stand for, from which zone)."""
+    S = lambda third, second=None: verb(p, viewer, third, second)
+    pb, phase = b["players"][p], b["phase"]
+    body = name.split(" ", 1)[1]
+    up = 0
+    if " +" in body and body.endswith("up"):
+        body, extra = body.rsplit(" +", 1)
+        up = int(extra[:-2])
+    k_str, rank = body.split("x", 1)
+    k = int(k_str)
+    as_rank = None
+    if " as " in rank:
+        rank, as_rank = rank.split(" as ")
+    what = cards_word(k, rank) + ((f" as {cards_word(1, as_rank)}" if k == 1 else f" as {as_rank}s")
+                                  if as_rank else "")
+    whole_up = pb["hand_count"] == 0 and pb["face_up_count"] >= k and not up
+    from_up = up or (k if whole_up else 0)
+    where = ""
+    if whole_up:
+        where = " from the face-up cards"
+    elif up:
+        where = f", {up} of them from the face-up cards" if up > 1 else ", one from the face-up cards"
+    if name.startswith("sneak "):
+        return f"{S('sneaks')} {what} onto the pile, out of turn{where}", 0, from_up
+    if phase == "play" and b["turn"] != p:
+        return f"{S('opens', 'open')} a fresh pile out of turn with {what}{where}", 0, from_up
+    if phase == "name":
+        return f"{verb(p, viewer, 'names', 'name')} the Joker: it stands for {as_rank}", 0, from_up
+    if phase == "open":
+        return f"{S('opens', 'open')} the game with {what}{where}", 0, from_up
+    return f"{S('plays')} {what}{where}", 0, from_up
+
+
+def _palace_effects(rules, b, a, name, picked, viewer) -> tuple[bool, list[str]]:
+    """Whether the move burned the pile, and what it did in words: og's 3 leaving play, a burn, a reversal."""
+    out = []
     og_three = lookup(rules.name).three_forces_pickup and name.startswith(("play", "sneak", "flip")) and \
         Counter(a["out_of_play"])["3"] > Counter(b["out_of_play"])["3"] and len(a["out_of_play"]) - len(
             b["out_of_play"]) == 1 and not picked
@@ -331,9 +350,16 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
     if a["direction"] != b["direction"] and not a["over"]:
         way = "clockwise" if a["direction"] == 1 else "counter-clockwise"
         out.append(f"the direction of play reverses: now {way}")
-    # draws: the deck only ever feeds hands
+    return burned, out
+
+
+def _palace_draws(rules, b, a, p, picked, from_up, burned, viewer) -> list[str]:
+    """Who drew how many cards (the deck only ever feeds hands), named where the viewer may see them."""
+    out = []
+    pb, pa = b["players"][p], a["players"][p]
     drawn = b["deck"] - a["deck"]
-    others = {q: a["players"][q]["hand_count"] - b["players"][q]["hand_count"] for q in range(n) if q != p}
+    others = {q: a["players"][q]["hand_count"] - b["players"][q]["hand_count"]
+              for q in range(rules.num_players) if q != p}
     slap = getattr(rules, "slap", False) and burned
     for q, d in others.items():
         if d > 0:
@@ -349,8 +375,7 @@ def _explain_palace(rules, b, a, p, name, label, viewer) -> list[str]:
         if from_up:
             cards -= Counter(pb["face_up"] or []) - Counter(pa["face_up"] or [])
         named = f" ({listing(sorted(cards.elements()))})" if sum(cards.values()) == drawn else ""
-        out.append(f"{S('draws', 'draw')} {drawn} card{'s' if drawn > 1 else ''}{named}")
-    out.extend(_palace_next(rules, b, a, p, name, burned, picked, viewer))
+        out.append(f"{verb(p, viewer, 'draws', 'draw')} {drawn} card{'s' if drawn > 1 else ''}{named}")
     return out
 
 
@@ -449,46 +474,14 @@ def _hermes_copy(deck, pile: list[str]) -> str | None:
 
 
 def _explain_omg(rules, b, a, p, name, label, viewer) -> list[str]:
-    deck = rules.deck
+    """An omg move told: the card and its penalty and power, or the power's choice; then the deck rebuilt, the
+    draws, the lost turns and the end of the game."""
     out: list[str] = []
     S = lambda third, second=None: verb(p, viewer, third, second)
     n = rules.num_players
     penalty_draw = None  # the actor's draw explained by the penalty sentence
     if name.startswith("play "):
-        card = name[5:]
-        top = b["pile"][-1]
-        g1, c1, n1, pw = _card(deck, card)
-        g0, c0, n0, _ = _card(deck, top)
-        power = g1 if pw else None
-        if power == "Hermes":
-            power = _hermes_copy(deck, b["pile"])
-        line = f"{S('plays')} {card} on {top}"
-        if n1 == n0 or g1 == g0:
-            out.append(line + f": it matches ({'number' if n1 == n0 else 'god'})")
-        else:
-            pen = abs(n1 - n0) + (c1 != c0)
-            why = f"{c1} {n1} on {c0} {n0}, {'same color' if c1 == c0 else 'different colors'}"
-            if power == "Hestia":
-                out.append(line + f": no match, but Hestia waives the penalty of {pen}")
-            elif power == "Hera":
-                out.append(line + f": no match, penalty {pen} ({why}); Hera deals it to the others")
-            else:
-                out.append(line + ": no match")
-                penalty_draw = pen
-                cards = _gained(b, a, p)
-                named = f": {listing(sorted(cards.elements()))}" if 0 < sum(cards.values()) <= pen else ""
-                out.append(f"penalty: {S('draws', 'draw')} {pen} ({why}){named}")
-        if pw:
-            source = f"Hermes copies {power}" if g1 == "Hermes" and power else f"{power}'s power"
-            if g1 == "Hermes" and power is None:
-                out.append("Hermes: there is no power to copy")
-            elif power == "Ares":
-                out.append(f"{source}: each other player draws 1")
-            elif power == "Apollo":
-                revealed = f"the deck's top card is {a['revealed']}: " if a["revealed"] else ""
-                out.append(f"{source}: {revealed}{S(*POWER_WORDS[power][1:])}")
-            elif power != "Hestia" or g1 == "Hermes":
-                out.append(f"{source}: {S(*POWER_WORDS[power][1:])}")
+        out, penalty_draw = _omg_play(rules, b, a, p, name, viewer)
     elif name.startswith("target +"):
         t = (p + int(name[len("target +"):])) % n
         if b["power"] == "Zeus":
@@ -511,6 +504,57 @@ def _explain_omg(rules, b, a, p, name, label, viewer) -> list[str]:
         out.append(f"{S('stops', 'stop')} discarding")
     else:
         out.append(f"{S('chooses', 'choose')} {label}")
+    return out + _omg_after(rules, b, a, p, name, penalty_draw, viewer)
+
+
+def _omg_play(rules, b, a, p, name, viewer) -> tuple[list[str], int | None]:
+    """A card played: whether it matches, its penalty (waived by Hestia, dealt by Hera) and its power; returns the
+    lines and the penalty the player drew (None: none), which the draws below leave out."""
+    deck = rules.deck
+    S = lambda third, second=None: verb(p, viewer, third, second)
+    out: list[str] = []
+    penalty_draw = None
+    card = name[5:]
+    top = b["pile"][-1]
+    g1, c1, n1, pw = _card(deck, card)
+    g0, c0, n0, _ = _card(deck, top)
+    power = g1 if pw else None
+    if power == "Hermes":
+        power = _hermes_copy(deck, b["pile"])
+    line = f"{S('plays')} {card} on {top}"
+    if n1 == n0 or g1 == g0:
+        out.append(line + f": it matches ({'number' if n1 == n0 else 'god'})")
+    else:
+        pen = abs(n1 - n0) + (c1 != c0)
+        why = f"{c1} {n1} on {c0} {n0}, {'same color' if c1 == c0 else 'different colors'}"
+        if power == "Hestia":
+            out.append(line + f": no match, but Hestia waives the penalty of {pen}")
+        elif power == "Hera":
+            out.append(line + f": no match, penalty {pen} ({why}); Hera deals it to the others")
+        else:
+            out.append(line + ": no match")
+            penalty_draw = pen
+            cards = _gained(b, a, p)
+            named = f": {listing(sorted(cards.elements()))}" if 0 < sum(cards.values()) <= pen else ""
+            out.append(f"penalty: {S('draws', 'draw')} {pen} ({why}){named}")
+    if pw:
+        source = f"Hermes copies {power}" if g1 == "Hermes" and power else f"{power}'s power"
+        if g1 == "Hermes" and power is None:
+            out.append("Hermes: there is no power to copy")
+        elif power == "Ares":
+            out.append(f"{source}: each other player draws 1")
+        elif power == "Apollo":
+            revealed = f"the deck's top card is {a['revealed']}: " if a["revealed"] else ""
+            out.append(f"{source}: {revealed}{S(*POWER_WORDS[power][1:])}")
+        elif power != "Hestia" or g1 == "Hermes":
+            out.append(f"{source}: {S(*POWER_WORDS[power][1:])}")
+    return out, penalty_draw
+
+
+def _omg_after(rules, b, a, p, name, penalty_draw, viewer) -> list[str]:
+    """What followed an omg move: the deck rebuilt, each draw not told yet, lost turns, the end of the game."""
+    out: list[str] = []
+    n = rules.num_players
     if len(a["pile"]) < len(b["pile"]):
         out.append("the deck ran out: the pile under its top card is shuffled into a new deck")
     for q in range(n):

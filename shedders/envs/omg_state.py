@@ -48,13 +48,9 @@ SCENARIO_KEYS = ("ruleset", "current_player", "phase", "players", "pile", "deck"
                  "power", "left", "chosen", "winner", "truncated")
 
 
-def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
-    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
-    if not isinstance(sc, dict):
-        raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
-    unknown_key(sc, SCENARIO_KEYS)
-    if sc.get("ruleset", rules.name) != rules.name:
-        raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ({rules.name!r})")
+def _cards(s: O.OmgState, g: int, rules, sc: dict) -> tuple[list, dict, list]:
+    """The seats' hands and lost turns, the pile and the deck written into row ``g``, no card more often than the
+    deck holds it; returns the players, the card index by name and the deck's cards (its top first)."""
     deck = rules.deck
     names = deck.names()
     index = {name: t for t, name in enumerate(names)}
@@ -93,60 +89,27 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
     s.pile[g, : len(pile)] = pile
     s.deck_len[g] = len(dk)
     s.deck[g, : len(dk)] = dk[::-1]  # the next card is the deck's top
-    phase = sc.get("phase", "play")
-    if not isinstance(phase, str) or phase not in O.PHASE_NAMES:
-        raise ValueError(f"unknown phase {phase!r}; allowed: {', '.join(O.PHASE_NAMES)}")
-    ph = O.PHASE_NAMES.index(phase)
-    s.phase[g] = ph
-    s.power[g] = -1
-    s.fkind[g] = O.F_NONE
-    s.fval[g] = 0
-    s.left[g] = 0
-    s.upto[g] = 0
-    s.revealed[g] = -1
-    s.winner[g] = -1
-    s.terminated[g] = False
-    s.truncated[g] = False
-    s.plies[g] = small_int(sc.get("plies", 0), 0, rules.ply_cap - 1, "plies")
-    s.rewards[g] = 0.0
-    revealed = sc.get("revealed")
-    if revealed is not None:
-        if not isinstance(revealed, str) or revealed not in index or not dk or index[revealed] != dk[0]:
-            raise ValueError(f"revealed must be the deck's top card (the first of 'deck'), got {revealed!r}")
-        s.revealed[g] = index[revealed]
-    finished = [q for q, pl in enumerate(players) if flag(pl.get("finished", False), f"players[{q}].finished")]
-    placing = sc.get("placing", finished)
-    if not isinstance(placing, (list, tuple)):
-        raise ValueError(f"placing must be a list of seats, got {placing!r}")
-    placing = list(placing)
-    if ph == O.PH_OVER:
-        winner = sc.get("winner", placing[0] if placing else None)
-        capped = flag(sc.get("truncated", winner is None), "truncated")  # at the cap
-        if capped and winner is not None:
-            raise ValueError("a game over at the ply cap has no 'winner' (in omg, under either cap rule)")
-        if winner is not None:
-            s.winner[g] = seat(winner, n, "winner")
-        s.truncated[g] = capped
-        s.terminated[g] = not capped
-        if not capped and winner is None:
-            raise ValueError("a game over that was not truncated has a 'winner'")
-        s.turn[g] = 0
-        return
-    if finished or placing:
-        raise ValueError("in omg the first player out wins and the game ends: a live game has no finished player")
-    p = s.turn[g] = seat(sc.get("current_player", 0), n, "current_player")
-    power = sc.get("power")
-    for q in range(n):  # seed 001: "The winner of the game is the player who gets to empty his hand first!"
-        if q != p and s.hsize[g, q] == 0:
-            raise ValueError(f"players[{q}] has an empty hand: in omg that player has already won (only the "
-                             f"player to act may have emptied it, during its own turn)")
-    if s.hsize[g, p] == 0 and ph in (O.PH_PLAY, O.PH_CHOOSE, O.PH_DISCARD):
-        raise ValueError(f"current_player {p} has an empty hand in phase {phase!r}: in omg a player whose hand "
-                         f"empties wins at the end of that turn, and a choice or discard needs cards")
-    if ph == O.PH_PLAY:
-        if power is not None:
-            raise ValueError("'power' is for a power waiting for a decision, not the 'play' phase")
-        return
+    return players, index, dk
+
+
+def _game_over(s: O.OmgState, g: int, sc: dict, placing: list, n: int) -> None:
+    """A finished game: won by ``winner`` (terminated), or at the ply cap with no winner (truncated)."""
+    winner = sc.get("winner", placing[0] if placing else None)
+    capped = flag(sc.get("truncated", winner is None), "truncated")  # at the cap
+    if capped and winner is not None:
+        raise ValueError("a game over at the ply cap has no 'winner' (in omg, under either cap rule)")
+    if winner is not None:
+        s.winner[g] = seat(winner, n, "winner")
+    s.truncated[g] = capped
+    s.terminated[g] = not capped
+    if not capped and winner is None:
+        raise ValueError("a game over that was not truncated has a 'winner'")
+    s.turn[g] = 0
+
+
+def _pending_power(s: O.OmgState, g: int, sc: dict, ph: int, phase: str, power) -> None:
+    """A power waiting for its player's decision: which god, and what it still needs (a target, a choice, the
+    discards or Hera's cards left)."""
     if not isinstance(power, str) or power not in GODS:
         raise ValueError(f"phase {phase!r} needs 'power', one of {', '.join(GODS)}; got {power!r}")
     god = GODS.index(power)
@@ -187,6 +150,62 @@ def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
             else:
                 raise ValueError(f"bad 'chosen' {chosen!r}")
             s.upto[g] = 1
+
+
+def _build(s: O.OmgState, g: int, rules, sc: dict) -> None:
+    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
+    if not isinstance(sc, dict):
+        raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
+    unknown_key(sc, SCENARIO_KEYS)
+    if sc.get("ruleset", rules.name) != rules.name:
+        raise ValueError(f"scenario ruleset {sc.get('ruleset')!r} does not match this env ({rules.name!r})")
+    players, index, dk = _cards(s, g, rules, sc)
+    n = rules.num_players
+    phase = sc.get("phase", "play")
+    if not isinstance(phase, str) or phase not in O.PHASE_NAMES:
+        raise ValueError(f"unknown phase {phase!r}; allowed: {', '.join(O.PHASE_NAMES)}")
+    ph = O.PHASE_NAMES.index(phase)
+    s.phase[g] = ph
+    s.power[g] = -1
+    s.fkind[g] = O.F_NONE
+    s.fval[g] = 0
+    s.left[g] = 0
+    s.upto[g] = 0
+    s.revealed[g] = -1
+    s.winner[g] = -1
+    s.terminated[g] = False
+    s.truncated[g] = False
+    s.plies[g] = small_int(sc.get("plies", 0), 0, rules.ply_cap - 1, "plies")
+    s.rewards[g] = 0.0
+    revealed = sc.get("revealed")
+    if revealed is not None:
+        if not isinstance(revealed, str) or revealed not in index or not dk or index[revealed] != dk[0]:
+            raise ValueError(f"revealed must be the deck's top card (the first of 'deck'), got {revealed!r}")
+        s.revealed[g] = index[revealed]
+    finished = [q for q, pl in enumerate(players) if flag(pl.get("finished", False), f"players[{q}].finished")]
+    placing = sc.get("placing", finished)
+    if not isinstance(placing, (list, tuple)):
+        raise ValueError(f"placing must be a list of seats, got {placing!r}")
+    placing = list(placing)
+    if ph == O.PH_OVER:
+        _game_over(s, g, sc, placing, n)
+        return
+    if finished or placing:
+        raise ValueError("in omg the first player out wins and the game ends: a live game has no finished player")
+    p = s.turn[g] = seat(sc.get("current_player", 0), n, "current_player")
+    power = sc.get("power")
+    for q in range(n):  # seed 001: "The winner of the game is the player who gets to empty his hand first!"
+        if q != p and s.hsize[g, q] == 0:
+            raise ValueError(f"players[{q}] has an empty hand: in omg that player has already won (only the "
+                             f"player to act may have emptied it, during its own turn)")
+    if s.hsize[g, p] == 0 and ph in (O.PH_PLAY, O.PH_CHOOSE, O.PH_DISCARD):
+        raise ValueError(f"current_player {p} has an empty hand in phase {phase!r}: in omg a player whose hand "
+                         f"empties wins at the end of that turn, and a choice or discard needs cards")
+    if ph == O.PH_PLAY:
+        if power is not None:
+            raise ValueError("'power' is for a power waiting for a decision, not the 'play' phase")
+        return
+    _pending_power(s, g, sc, ph, phase, power)
 
 
 def to_dict(s: O.OmgState, g: int, rules) -> dict:

@@ -31,6 +31,7 @@ player may counter a Joker or pass), ``"eat"`` (the Joker's victim, or in og the
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,9 @@ SCENARIO_KEYS = ("ruleset", "current_player", "direction", "phase", "players", "
 
 
 def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
-    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``."""
+    """Check scenario ``sc`` and write it into row ``g`` of the scratch state ``s``: the seats, the cards (no rank
+    beyond the deck), the table (whose turn, direction, placing, plies), the phase's own conditions; then the row
+    is written and the player to act must have a legal action. The first fault found is the ``ValueError``."""
     if not isinstance(sc, dict):
         raise ValueError(f"a scenario is a dict, got {type(sc).__name__}")
     unknown_key(sc, SCENARIO_KEYS)
@@ -90,10 +93,16 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if not isinstance(phase_name, str) or phase_name not in PHASE_INDEX or phase_name == "over":
         allowed = [p for p in K.PHASE_NAMES if p != "over"]
         raise ValueError(f"unknown phase {phase_name!r}; allowed: {', '.join(allowed)}")
-    phase = PHASE_INDEX[phase_name]
-    og, fat = rules.family == K.FAM_OG, rules.family == K.FAM_FAT
-    total = np.zeros(K.R, np.int64)
-    hands, ups, downs, knowns, finished = [], [], [], [], []
+    seats = _seats(players)
+    cards = _cards(sc, rules, seats)
+    table = _table(sc, rules, seats, cards)
+    window = _phase_rules(sc, rules, PHASE_INDEX[phase_name], phase_name, seats, cards, table)
+    _write(s, g, rules, sc, PHASE_INDEX[phase_name], phase_name, seats, cards, table, window)
+
+
+def _seats(players) -> SimpleNamespace:
+    """Each seat's hand, face-up, face-down and known cards and whether it is out; ``total`` counts their cards."""
+    out = SimpleNamespace(total=np.zeros(K.R, np.int64), hands=[], ups=[], downs=[], knowns=[], finished=[])
     for i, pl in enumerate(players):
         if not isinstance(pl, dict):
             raise ValueError(f"players[{i}] must be a dict")
@@ -114,10 +123,17 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         fin = flag(pl.get("finished", False), f"players[{i}].finished")
         if fin and (h.sum() or u.sum() or d):
             raise ValueError(f"players[{i}] is finished but still holds cards")
-        total += h + u
+        out.total += h + u
         for r in d:
-            total[r] += 1
-        hands.append(h), ups.append(u), downs.append(d), knowns.append(kn), finished.append(fin)
+            out.total[r] += 1
+        out.hands.append(h), out.ups.append(u), out.downs.append(d)
+        out.knowns.append(kn), out.finished.append(fin)
+    return out
+
+
+def _cards(sc: dict, rules: PalaceRules, seats: SimpleNamespace) -> SimpleNamespace:
+    """The pile (each card's rank and the rank it stands for, and who played it), the deck and the cards out of
+    play, checked against the deck with the seats' cards."""
     pile_cards = sc.get("pile", [])
     if not isinstance(pile_cards, (list, tuple)):
         raise ValueError("pile must be a list of cards")
@@ -134,6 +150,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         pile_as.append(a)
     deck = [_rank(c, "deck") for c in card_list(sc.get("deck", []), "deck")]
     out = _counts(sc.get("out_of_play", []), "out_of_play")
+    total = seats.total.copy()
     for r in pile + deck:
         total[r] += 1
     total += out
@@ -144,22 +161,30 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
             f"scenario holds more cards of rank {', '.join(bad)} than the {rules.name} deck "
             f"({', '.join(f'{K.RANK_NAMES[r]}: {limit[r]}' for r in range(K.R) if total[r] > limit[r])})"
         )
+    n = rules.num_players
     pile_by = sc.get("pile_by", [-1] * len(pile))
     if (not isinstance(pile_by, (list, tuple)) or len(pile_by) != len(pile)
             or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) and -1 <= b < n
                        for b in pile_by)):
         raise ValueError(f"pile_by must list a seat (or -1) for each of the {len(pile)} pile cards")
+    return SimpleNamespace(pile=pile, pile_as=pile_as, pile_by=pile_by, deck=deck, out=out)
+
+
+def _table(sc: dict, rules: PalaceRules, seats: SimpleNamespace, cards: SimpleNamespace) -> SimpleNamespace:
+    """Who is in and who acts: at least two players in, the direction, the player to act, whose turn it is, the
+    target, the finishing order so far and the decisions played."""
+    n, finished = rules.num_players, seats.finished
     if sum(not f for f in finished) < 2:
         raise ValueError("a scenario needs at least two players still in the game")
-    if deck:
+    if cards.deck:
         # seed 003 "Draw back to 3 while the deck lasts"; seed 000 "Any time you have less than three cards in your
         # hand, you must immediately draw"; seed 002 "at least 3 cards in hand at the end of your turn". A short
         # hand is a convenient scenario (it draws after its next play), but an empty one could never play: while
         # the deck lasts its player may only use the hand.
-        empty = [i for i in range(n) if not finished[i] and hands[i].sum() == 0]
+        empty = [i for i in range(n) if not finished[i] and seats.hands[i].sum() == 0]
         if empty:
-            raise ValueError(f"players[{empty[0]}].hand is empty while the deck holds {len(deck)} cards: a player "
-                             f"still in draws back to 3 while the deck lasts")
+            raise ValueError(f"players[{empty[0]}].hand is empty while the deck holds {len(cards.deck)} cards: a "
+                             f"player still in draws back to 3 while the deck lasts")
     direction = sc.get("direction", 1)
     if isinstance(direction, bool) or direction not in (1, -1):
         raise ValueError(f"direction must be 1 or -1, got {direction!r}")
@@ -178,9 +203,17 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     plies = sc.get("plies", 0)
     if isinstance(plies, bool) or not isinstance(plies, (int, np.integer)) or not 0 <= plies < rules.ply_cap:
         raise ValueError(f"plies must be in 0..{rules.ply_cap - 1}, got {plies!r}")
+    return SimpleNamespace(direction=direction, cur=cur, turn=turn, target=target, placing=placing, plies=plies)
 
-    # Phase-specific checks: an impossible phase is refused.
-    top_joker = bool(pile) and pile_as[-1] == K.RJOKER
+
+def _phase_rules(sc: dict, rules: PalaceRules, phase: int, phase_name: str, seats: SimpleNamespace,
+                 cards: SimpleNamespace, table: SimpleNamespace) -> SimpleNamespace:
+    """The phase's own conditions (an impossible phase is refused) and its window: the sneak offer, the player to
+    resume, the last play's rank; ``table.target`` is completed for the phases whose player is the target."""
+    n, cur, turn, finished = rules.num_players, table.cur, table.turn, seats.finished
+    og, fat = rules.family == K.FAM_OG, rules.family == K.FAM_FAT
+    pile = cards.pile
+    top_joker = bool(pile) and cards.pile_as[-1] == K.RJOKER
     if phase == K.PH_SETUP and not rules.swap_phase and not og:
         raise ValueError("phase 'setup' needs the swap phase (rule swap_phase)")
     if phase in (K.PH_SNEAK, K.PH_OPEN) and not og:
@@ -193,7 +226,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
         win_by = seat(sc.get("sneak_by"), n, "sneak_by")
         if win_by == cur:
             raise ValueError("sneak_by never sneaks on its own play")
-        if hands[cur][win_rank] == 0:
+        if seats.hands[cur][win_rank] == 0:
             raise ValueError(f"phase 'sneak': player {cur} holds no {K.RANK_NAMES[win_rank]} to sneak")
     if "resume_player" not in sc:
         resume = turn
@@ -208,17 +241,7 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if not isinstance(resume_phase, str) or resume_phase not in ("play", "eat"):
         raise ValueError(f"resume_phase must be 'play' or 'eat', got {resume_phase!r}")
     if phase == K.PH_SETUP and og:
-        # seed 000 "Each player must choose three covers": seats before current_player have their three, the
-        # others pick theirs from the hand one at a time, and setup ends only when every seat has three.
-        for i in range(n):
-            ups_i = int(ups[i].sum())
-            if finished[i]:
-                raise ValueError(f"og setup: players[{i}] cannot have gone out before play starts")
-            if i < cur and ups_i != 3:
-                raise ValueError(f"og setup: players[{i}] (before current_player) must have its 3 covers face up")
-            if i >= cur and (ups_i >= 3 or ups_i + int(hands[i].sum()) < 3):
-                raise ValueError(f"og setup: players[{i}] must still need covers and hold enough cards for 3 "
-                                 f"(face_up {ups_i}, hand {int(hands[i].sum())})")
+        _og_setup(seats, cur, n)
     last_play = sc.get("last_play")
     last_rank = -1 if last_play is None else _rank(last_play, "last_play")
     if phase in (K.PH_NOMINATE, K.PH_ANSWER) and not rules.nominate_a:
@@ -230,55 +253,75 @@ def _build(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict) -> None:
     if phase == K.PH_PLAY and top_joker:
         raise ValueError("a Joker on top of the pile opens a window: use phase 'counter' or 'eat'")
     if phase in (K.PH_ANSWER, K.PH_EAT):
-        if target < 0 and not (og and phase == K.PH_EAT and "target" in sc):  # og's eat after a 3 has none
-            target = cur
-        if target >= 0 and target != cur:
+        if table.target < 0 and not (og and phase == K.PH_EAT and "target" in sc):  # og's eat after a 3: none
+            table.target = cur
+        if table.target >= 0 and table.target != cur:
             raise ValueError(f"in phase {phase_name!r} current_player must be the target")
-    if phase == K.PH_COUNTER and (target < 0 or finished[target]):
+    if phase == K.PH_COUNTER and (table.target < 0 or finished[table.target]):
         raise ValueError("phase 'counter' needs 'target', the seat the Joker punishes, still in the game")
+    return SimpleNamespace(win_rank=win_rank, win_by=win_by, resume=resume, resume_phase=resume_phase,
+                           last_rank=last_rank)
 
+
+def _og_setup(seats: SimpleNamespace, cur: int, n: int) -> None:
+    """seed 000 "Each player must choose three covers": seats before current_player have their three, the others
+    pick theirs from the hand one at a time, and setup ends only when every seat has three."""
+    for i in range(n):
+        ups_i = int(seats.ups[i].sum())
+        if seats.finished[i]:
+            raise ValueError(f"og setup: players[{i}] cannot have gone out before play starts")
+        if i < cur and ups_i != 3:
+            raise ValueError(f"og setup: players[{i}] (before current_player) must have its 3 covers face up")
+        if i >= cur and (ups_i >= 3 or ups_i + int(seats.hands[i].sum()) < 3):
+            raise ValueError(f"og setup: players[{i}] must still need covers and hold enough cards for 3 "
+                             f"(face_up {ups_i}, hand {int(seats.hands[i].sum())})")
+
+
+def _write(s: K.PalaceState, g: int, rules: PalaceRules, sc: dict, phase: int, phase_name: str,
+           seats: SimpleNamespace, cards: SimpleNamespace, table: SimpleNamespace,
+           window: SimpleNamespace) -> None:
+    """Write the checked scenario into row ``g``, open its window (who is asked next), and refuse it when the
+    player to act has no legal action."""
+    n, cur, target, direction = rules.num_players, table.cur, table.target, table.direction
+    pile = cards.pile
     K.clear_game_nb(s, g, rules.to_params())
     for i in range(n):
-        s.hand[g, i] = hands[i]
-        s.face_up[g, i] = ups[i]
-        s.known[g, i] = knowns[i]
-        for j, r in enumerate(downs[i]):
+        s.hand[g, i] = seats.hands[i]
+        s.face_up[g, i] = seats.ups[i]
+        s.known[g, i] = seats.knowns[i]
+        for j, r in enumerate(seats.downs[i]):
             s.face_down[g, i, j] = r
-        s.finished[g, i] = finished[i]
-    for j, q in enumerate(placing):
+        s.finished[g, i] = seats.finished[i]
+    for j, q in enumerate(table.placing):
         s.placing[g, j] = q
-    s.n_out[g] = len(placing)
+    s.n_out[g] = len(table.placing)
     s.pile[g, : len(pile)] = pile
-    s.pile_as[g, : len(pile)] = pile_as
-    s.pile_by[g, : len(pile)] = pile_by
+    s.pile_as[g, : len(pile)] = cards.pile_as
+    s.pile_by[g, : len(pile)] = cards.pile_by
     s.pile_len[g] = len(pile)
-    s.deck[g, : len(deck)] = deck[::-1]  # the next card is drawn from the end
-    s.deck_len[g] = len(deck)
-    s.out[g] = out
+    s.deck[g, : len(cards.deck)] = cards.deck[::-1]  # the next card is drawn from the end
+    s.deck_len[g] = len(cards.deck)
+    s.out[g] = cards.out
     s.phase[g] = phase
     s.actor[g] = cur
-    s.turn[g] = turn
+    s.turn[g] = table.turn
     s.direction[g] = direction
     s.target[g] = target
-    s.plies[g] = plies
-    s.win_rank[g] = win_rank
-    s.win_by[g] = win_by
-    s.resume[g] = resume
-    s.resume_phase[g] = PHASE_INDEX[resume_phase]
+    s.plies[g] = table.plies
+    s.win_rank[g] = window.win_rank
+    s.win_by[g] = window.win_by
+    s.resume[g] = window.resume
+    s.resume_phase[g] = PHASE_INDEX[window.resume_phase]
     s.oot[g] = flag(sc.get("out_of_turn", False), "out_of_turn")
-    s.last_rank[g] = last_rank
-    if phase == K.PH_SNEAK:
+    s.last_rank[g] = window.last_rank
+    if phase in (K.PH_SNEAK, K.PH_COUNTER):
         if "ask" in sc or "ask_left" in sc:
             s.ask[g] = seat(sc.get("ask"), n, "ask")
             s.ask_left[g] = small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
-        else:  # the window goes once round from the left of sneak_by; cur was asked just now
-            j = (cur - win_by) % n
+        elif phase == K.PH_SNEAK:  # the window goes once round from the left of sneak_by; cur was asked just now
+            j = (cur - window.win_by) % n
             s.ask[g] = (cur + 1) % n
             s.ask_left[g] = n - 1 - j
-    if phase == K.PH_COUNTER:
-        if "ask" in sc or "ask_left" in sc:
-            s.ask[g] = seat(sc.get("ask"), n, "ask")
-            s.ask_left[g] = small_int(sc.get("ask_left", 0), 0, n - 1, "ask_left")
         else:  # the asking goes once round the table from the target; cur was asked just now
             j = ((cur - target) * direction) % n
             s.ask[g] = (cur + direction) % n

@@ -17,14 +17,14 @@ every seat rotation) and computes four measures, each with a 95% interval (metho
 4. the share of the variance of a seat's reward explained by the cards it was dealt, by the agent, and the rest.
 
 Writes ``runs/<name>/report.md``, ``report.json`` and plots; every tournament is saved chunk by chunk, so a killed
-run picks up where it stopped.
+run picks up where it stopped. This module plays the tournaments; the measures are ``experiments.skill_measures``,
+the report ``experiments.skill_report`` (their names are importable from here too).
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,17 +35,38 @@ import numpy as np
 import agents as agents_pkg
 import shedders
 from experiments import tournament as T
-from experiments.stats import (
-    by_deal,
-    chi2_sf,
-    games_to_lead,
-    mean_ci,
-    norm_ppf,
-    normal_games_to_lead,  # normal_games_to_lead: also read from here)
-    percentiles,
+from experiments.skill_measures import (
+    agent_stats,
+    certified,
+    elo_gap,
+    focal_layout,
+    head_to_head,
+    lead_measure,
+    luck_baseline,
+    pair_scores,
+    per_deal_reward,
+    rating_spread,
+    relative_skill,
+    relative_skill_from_rows,
+    reward_lead,
+    seat_effects,
+    seat_win_rates,
+    spec_label,
+    table_layout,
+    variance_components,
+    variance_shares,
 )
+from experiments.skill_report import plot, report_markdown
+from experiments.stats import games_to_lead, normal_games_to_lead
 from shedders.commandline import build_parser, config_from
 from shedders.rules.registry import members
+
+#: the measures and the report, importable from here as before the split
+__all__ = ["Config", "agent_stats", "certified", "elo_gap", "focal_layout", "games_to_lead", "head_to_head",
+           "lead_measure", "luck_baseline", "main", "measure_ruleset", "modelled", "normal_games_to_lead",
+           "pair_scores", "per_deal_reward", "plot", "rating_spread", "relative_skill",
+           "relative_skill_from_rows", "report_markdown", "reward_lead", "run", "seat_effects", "seat_win_rates",
+           "spec_budget", "table_layout", "variance_components", "variance_shares", "with_budget"]
 
 PALACE_RULESETS = members("palace")  # ``--all``: the palace family, in the package's order
 
@@ -113,152 +134,6 @@ class Config:
 # ----------------------------------------------------------------------------------------------------------------
 # The measures, on game rows: {"deal", "seat_agent", "reward", "truncated"} lists, one entry per game
 # ----------------------------------------------------------------------------------------------------------------
-def _arrays(rows: dict):
-    deal = np.asarray(rows["deal"])
-    seat_agent = np.asarray(rows["seat_agent"])
-    reward = np.asarray(rows["reward"], float)
-    trunc = np.asarray(rows["truncated"], bool)
-    return deal, seat_agent, reward, trunc
-
-
-def _wins(reward: np.ndarray, trunc: np.ndarray) -> np.ndarray:
-    """(games, seats) 1 where the seat has the game's best reward (truncated games: no winner)."""
-    r = np.round(reward, 6)
-    return (r == r.max(axis=1, keepdims=True)) & ~trunc[:, None]
-
-
-def luck_baseline(rows: dict) -> float:
-    """The win rate of a seat under pure luck: the mean share of seats that win a game."""
-    _, _, reward, trunc = _arrays(rows)
-    w = _wins(reward, trunc)
-    return float(w[~trunc].mean()) if (~trunc).any() else math.nan
-
-
-def agent_stats(rows: dict, agent: int) -> dict:
-    """Win rate, mean placing by reward rank and mean reward of one agent, per-deal 95% intervals."""
-    deal, seat_agent, reward, trunc = _arrays(rows)
-    mine = seat_agent == agent
-    wins = _wins(reward, trunc)
-    rank = T.reward_ranks(reward)
-    out = {}
-    for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
-        s, w = by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
-        m, lo, hi = mean_ci(s / w)
-        if key == "win_rate":  # a rate: the normal interval clipped to [0, 1]
-            lo, hi = max(lo, 0.0), min(hi, 1.0)
-        out.update({key: m, f"{key}_lo": lo, f"{key}_hi": hi})
-    out["seats"] = int(mine.sum())
-    return out
-
-
-def per_deal_reward(rows: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
-    """(deals, mean reward of ``agent`` per deal), deals sorted."""
-    deal, seat_agent, reward, _ = _arrays(rows)
-    mine = seat_agent == agent
-    d = deal[:, None].repeat(mine.shape[1], 1)[mine]
-    keys = np.unique(d)
-    s, w = by_deal(d, reward[mine])
-    return keys, s / w
-
-
-def seat_win_rates(rows: dict) -> list[dict]:
-    """Win rate of each seat (a field of copies: what the seat alone is worth), with per-deal intervals."""
-    deal, _, reward, trunc = _arrays(rows)
-    wins = _wins(reward, trunc).astype(float)
-    out = []
-    for s in range(wins.shape[1]):
-        ps, pw = by_deal(deal, wins[:, s])
-        m, lo, hi = mean_ci(ps / pw)
-        lo, hi = max(lo, 0.0), min(hi, 1.0)  # a rate: the normal interval clipped to [0, 1]
-        out.append({"seat": s, "win_rate": m, "win_lo": lo, "win_hi": hi})
-    return out
-
-
-def relative_skill(beginner: float, best: float, fictive: float) -> dict:
-    """Dreef, Borm and van der Genugten (2004): RS = LE / (LE + RE), with the learning effect LE = best - beginner
-    and the random effect RE = fictive - best, in expected reward. NaN when LE + RE = 0."""
-    le, re = best - beginner, fictive - best
-    return {"learning_effect": le, "random_effect": re,
-            "relative_skill": le / (le + re) if le + re != 0 else math.nan}
-
-
-def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
-                             bootstrap: int = 2000, seed: int = 0, split: bool = True,
-                             ceiling: float | None = None) -> dict:
-    """Relative skill from one-seat tournaments: ``runs[name]`` holds the game rows of ``name`` (agent 0) in a
-    fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly.
-
-    ``split`` (the default): the best real player is chosen on the even-numbered deals (by mean reward) and the
-    measure is taken on the odd-numbered ones, with the choice held fixed in every resample, so the best player is
-    not picked after the fact from the data that measures it (picking the maximum of noisy means biases the
-    learning effect up). ``split=False``: choose and measure on every deal, the best chosen again in every
-    resample (the method of the first report).
-
-    ``ceiling``: no fictive player's run; its mean reward is this constant, the game's best payoff, which no
-    player can beat. The random effect is then as large as it can be, and the relative skill a lower bound on the
-    one any fictive player would give (``fictive`` only names it)."""
-    names = list(dict.fromkeys([beginner, *real, fictive]))
-    per = {}
-    keys = None
-    for name in names:
-        if name == fictive and ceiling is not None:
-            continue
-        k, v = per_deal_reward(runs[name], 0)
-        if keys is None:
-            keys = k
-        if not np.array_equal(k, keys):
-            raise ValueError("the runs must share their deals (the same seed and number of deals)")
-        per[name] = v
-    if ceiling is not None:
-        per[fictive] = np.full(len(keys), float(ceiling))
-    reals = [r for r in names if r != fictive]
-    choose = np.flatnonzero(keys % 2 == 0) if split else np.arange(len(keys))
-    use = np.flatnonzero(keys % 2 == 1) if split else np.arange(len(keys))
-    if split and (len(choose) == 0 or len(use) == 0):
-        raise ValueError("a split relative skill needs at least two deals")
-
-    def best_on(idx):
-        return max(reals, key=lambda n: per[n][idx].mean())
-
-    fixed = best_on(choose) if split else None
-
-    def measure(idx):
-        best = fixed if split else best_on(idx)
-        means = {n: per[n][idx].mean() for n in names}
-        return relative_skill(means[beginner], means[best], means[fictive]), best
-
-    point, best = measure(use)
-    rng = np.random.default_rng(seed)
-    draws = np.array([measure(use[rng.integers(0, len(use), len(use))])[0]["relative_skill"]
-                      for _ in range(bootstrap)])
-    draws = draws[np.isfinite(draws)]
-    lo, hi = (np.percentile(draws, [2.5, 97.5]) if len(draws) else (math.nan, math.nan))
-    out = {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
-           "means": {n: float(per[n][use].mean()) for n in names}, "deals": len(use),
-           "chosen_on": len(choose), "split": split}
-    out["note"] = outside_note(out)
-    return out
-
-
-def outside_note(rs: dict) -> str:
-    """Why a relative-skill interval leaves [0, 1] ("" when it does not): the measure is LE / (LE + RE), so it
-    leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative."""
-    lo, hi = rs["rs_lo"], rs["rs_hi"]
-    if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= 0 and hi <= 1):
-        return ""
-    why = []
-    if hi > 1:
-        why.append(f"the random effect can be negative (fictive {rs['fictive']} {rs['means'][rs['fictive']]:+.3f} "
-                   f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper "
-                   "bound "
-                   "within the noise, so its budget or its model of the field falls short")
-    if lo < 0:
-        why.append(f"the learning effect can be negative (best {rs['best']} against beginner {rs['beginner']} "
-                   f"{rs['means'][rs['beginner']]:+.3f}): on the measured deals the chosen player is not clearly "
-                   "better than the beginner")
-    return "; ".join(why)
-
-
 def with_budget(spec: str, budget: int) -> str:
     """``spec`` with its ``budget`` option set (``oracle:opponents=random`` ->
     ``oracle:opponents=random+budget=256``)."""
@@ -276,197 +151,6 @@ def spec_budget(spec: str, ruleset: str = "core") -> int:
     return int(inspect.signature(agents_pkg.agent_class(name, ruleset).__init__).parameters["budget"].default)
 
 
-def certified(random_effects: list[float], tol: float) -> bool:
-    """The doubling has converged: the last doubling moved the random effect by less than ``tol``."""
-    return len(random_effects) >= 2 and abs(random_effects[-1] - random_effects[-2]) < tol
-
-
-def seat_effects(rows: dict) -> dict:
-    """Seat advantage in a field of copies: each seat's mean reward minus the table's mean reward per game, per
-    deal, with 95% intervals over deals, and a Wald chi-square test of "no seat advantage" (every seat's excess is
-    0, N - 1 degrees of freedom, the per-deal covariance of the excesses)."""
-    deal, _, reward, _ = _arrays(rows)
-    excess = reward - reward.mean(axis=1, keepdims=True)
-    keys = np.unique(deal)
-    # (deals, seats)
-    per = np.stack([np.divide(*by_deal(deal, excess[:, j])) for j in range(excess.shape[1])], axis=1)
-    seats = []
-    for j in range(per.shape[1]):
-        m, lo, hi = mean_ci(per[:, j])
-        seats.append({"seat": j, "excess": m, "lo": lo, "hi": hi})
-    x = per[:, 1:]  # the excesses sum to 0 over seats: drop one
-    k = x.shape[1]
-    if len(keys) > k + 1:
-        mean = x.mean(axis=0)
-        cov = np.cov(x, rowvar=False).reshape(k, k) / len(keys)
-        stat = float(mean @ np.linalg.pinv(cov) @ mean)
-        p = chi2_sf(stat, k)
-    else:
-        stat, p = math.nan, math.nan
-    half = max((s["hi"] - s["lo"]) / 2 for s in seats)
-    return {"seats": seats, "chi2": stat, "dof": k, "p_value": p, "half_width": half, "deals": len(keys)}
-
-
-def pair_scores(rows: dict, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per game where both sit: 1 if agent a ranks ahead of b, 1/2 tied, 0 behind; and the game's deal."""
-    deal, seat_agent, reward, _ = _arrays(rows)
-    rank = T.reward_ranks(reward)
-    scores, deals = [], []
-    for g in range(len(deal)):
-        for i in np.flatnonzero(seat_agent[g] == a):
-            for j in np.flatnonzero(seat_agent[g] == b):
-                scores.append(1.0 if rank[g, i] < rank[g, j] else 0.5 if rank[g, i] == rank[g, j] else 0.0)
-                deals.append(deal[g])
-    return np.asarray(scores), np.asarray(deals)
-
-
-def lead_measure(rows: dict, a: int, b: int, bootstrap: int = 2000, seed: int = 0) -> dict:
-    """How many independent games (fresh deals) the better of a and b needs to lead with 95% confidence, with a
-    bootstrap interval over deals; and the same in the duplicate format (whole deals, all rotations)."""
-    s, d = pair_scores(rows, a, b)
-    keys, inv = np.unique(d, return_inverse=True)
-    groups = [s[inv == k] for k in range(len(keys))]
-    rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(bootstrap):
-        pick = rng.integers(0, len(groups), len(groups))
-        boot.append(games_to_lead(np.concatenate([groups[i] for i in pick])))
-    lo, hi = percentiles(np.asarray(boot))
-    per_deal = np.array([g.mean() for g in groups])
-    rotations = len(s) / len(groups)
-    dup = normal_games_to_lead(per_deal) * rotations if len(groups) > 1 else math.nan
-    return {"ahead": float(s.mean()), "games": len(s), "games_to_lead": games_to_lead(s), "lo": lo, "hi": hi,
-            "duplicate_games_to_lead": float(dup)}
-
-
-def elo_gap(p: float, games: int) -> float:
-    """The Elo difference that predicts a head-to-head score p (clipped half a game from 0 and 1)."""
-    eps = 0.5 / max(games, 1)
-    p = min(max(p, eps), 1 - eps)
-    return 400.0 * math.log10(p / (1 - p))
-
-
-def variance_components(hand: np.ndarray, agent: np.ndarray, y: np.ndarray) -> dict:
-    """How much of the variance of a result comes from the hand (the cards one seat was dealt), from the agent
-    playing it, and from the rest (their interaction and the play's own randomness), for a balanced two-way layout
-    without replication: every hand played once by every agent.
-
-    Variance components by the ANOVA method of moments (unbiased): with H hands, A agents and mean squares
-    MS = SS / df, rest = MS_rest, hand = (MS_hand - MS_rest) / A (hands are random draws), agent =
-    (SS_agent - (A - 1) MS_rest) / (H A) (the variance of the A agents' fixed effects); negative estimates are
-    set to 0. Shares are components over their sum."""
-    hand, agent, y = np.asarray(hand), np.asarray(agent), np.asarray(y, float)
-    hands, hi = np.unique(hand, return_inverse=True)
-    agents_, ai = np.unique(agent, return_inverse=True)
-    h_n, a_n = len(hands), len(agents_)
-    counts = np.zeros((h_n, a_n))
-    np.add.at(counts, (hi, ai), 1)
-    if h_n < 2 or a_n < 2 or not np.all(counts == 1):
-        raise ValueError("the variance decomposition needs a balanced design: every hand played once by every "
-                         "agent")
-    grand = y.mean()
-    hand_mean = np.bincount(hi, y) / a_n
-    agent_mean = np.bincount(ai, y) / h_n
-    ss_total = float(((y - grand) ** 2).sum())
-    ss_hand = float(a_n * ((hand_mean - grand) ** 2).sum())
-    ss_agent = float(h_n * ((agent_mean - grand) ** 2).sum())
-    ss_rest = max(ss_total - ss_hand - ss_agent, 0.0)
-    ms_rest = ss_rest / ((h_n - 1) * (a_n - 1))
-    comp = {
-        "hand": max((ss_hand / (h_n - 1) - ms_rest) / a_n, 0.0),
-        "agent": max((ss_agent - (a_n - 1) * ms_rest) / (h_n * a_n), 0.0),
-        "rest": ms_rest,
-    }
-    total = sum(comp.values())
-    if total == 0:
-        return {"hand": math.nan, "agent": math.nan, "rest": math.nan, "components": comp}
-    return {**{k: v / total for k, v in comp.items()}, "components": comp}
-
-
-def table_layout(rows: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(deal, hand, agent, reward) per seat of a duplicate tournament: hand = (deal, seat)."""
-    deal, seat_agent, reward, _ = _arrays(rows)
-    n = seat_agent.shape[1]
-    d = np.repeat(deal, n)
-    hand = d * n + np.tile(np.arange(n), len(deal))
-    return d, hand, seat_agent.ravel(), reward.ravel()
-
-
-def focal_layout(runs: dict[str, dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(deal, hand, agent, reward) of the focal seat of one-seat runs (``runs[name]``: ``name`` alone, as agent 0,
-    in a fixed field; for the field's own name, a field of copies). In rotation j of a deal the focal agent sits in
-    seat j, so across the runs every hand (deal, seat) is played once by every focal agent."""
-    out = ([], [], [], [])
-    for k, (name, rows) in enumerate(runs.items()):
-        deal, seat_agent, reward, _ = _arrays(rows)
-        n = seat_agent.shape[1]
-        j = np.zeros(len(deal), int)
-        for g in range(1, len(deal)):
-            j[g] = j[g - 1] + 1 if deal[g] == deal[g - 1] else 0
-        if j.max() >= n or not np.all(seat_agent[np.arange(len(deal)), j] == 0):
-            raise ValueError(f"run {name!r} is not a one-seat run (agent 0 in seat j of rotation j)")
-        out[0].append(deal)
-        out[1].append(deal * n + j)
-        out[2].append(np.full(len(deal), k))
-        out[3].append(reward[np.arange(len(deal)), j])
-    return tuple(np.concatenate(x) for x in out)
-
-
-def variance_shares(layout, bootstrap: int = 0, seed: int = 0) -> dict:
-    """``variance_components`` of a (deal, hand, agent, reward) layout, with percentile intervals from resampling
-    deals when ``bootstrap`` > 0."""
-    deal, hand, agent, y = layout
-    point = variance_components(hand, agent, y)
-    if bootstrap:
-        keys = np.unique(deal)
-        idx = [np.flatnonzero(deal == k) for k in keys]
-        n_hands = int(hand.max()) + 1
-        rng = np.random.default_rng(seed)
-        draws = {k: [] for k in ("hand", "agent", "rest")}
-        for _ in range(bootstrap):
-            pick = rng.integers(0, len(keys), len(keys))
-            sel = np.concatenate([idx[i] for i in pick])
-            copy = np.concatenate([np.full(len(idx[i]), c) for c, i in enumerate(pick)])
-            v = variance_components(hand[sel] + copy * n_hands, agent[sel], y[sel])
-            for k, vals in draws.items():
-                vals.append(v[k])
-        for k, vals in draws.items():
-            vals = np.asarray(vals)
-            vals = vals[np.isfinite(vals)]
-            point[f"{k}_lo"], point[f"{k}_hi"] = ((float(np.percentile(vals, 2.5)),
-                                                   float(np.percentile(vals, 97.5)))
-                                                  if len(vals) else (math.nan, math.nan))
-    return point
-
-
-def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> dict:
-    """Games for the better of a and b to lead in total reward, each playing its own games in the same field
-    (one-seat runs on the same deals). Fresh deals for each: n = (z sd(A - B) / mean(A - B))^2 with the two
-    results independent, var(A - B) = var(A) + var(B). Duplicate format (both play the same deals in every
-    seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each."""
-    z = norm_ppf(level)
-    _, _, _ag, ya = focal_layout({a: runs[a]})
-    _, _, _bg, yb = focal_layout({b: runs[b]})
-    ka, pa = per_deal_reward(runs[a], 0)
-    kb, pb = per_deal_reward(runs[b], 0)
-    if not np.array_equal(ka, kb):
-        raise ValueError("the runs must share their deals")
-    diff = float(ya.mean() - yb.mean())
-    leader = a if diff >= 0 else b
-    fresh = math.inf if diff == 0 else max(1.0, float(math.ceil((z * math.sqrt(ya.var(ddof=1) + yb.var(ddof=1))
-                                                                  / abs(diff)) ** 2)))
-    dd = pa - pb
-    n = len(ya) / len(ka)
-    dup = (math.inf if dd.mean() == 0
-           else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n)
-    se = math.sqrt(ya.var(ddof=1) / len(ya) + yb.var(ddof=1) / len(yb))
-    return {"a": a, "b": b, "leader": leader, "reward_gap": diff, "gap_lo": diff - 1.96 * se,
-            "gap_hi": diff + 1.96 * se, "games_to_lead": fresh, "duplicate_games_to_lead": float(dup)}
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Playing the tournaments and writing the report
-# ----------------------------------------------------------------------------------------------------------------
 def modelled(spec: str, field: str, ruleset: str) -> str:
     """The fictive player's spec for a table of ``field`` players: its rollouts play the other seats as the field
     does (``opponents=``), so it best-responds to the table it sits at, as the relative-skill measure assumes.
@@ -479,8 +163,7 @@ def modelled(spec: str, field: str, ruleset: str) -> str:
     return f"{spec}{'+' if ':' in spec else ':'}opponents={field}"
 
 
-def _label(spec: str) -> str:
-    return T.parse_agent(spec)[0]
+_label = spec_label
 
 
 def _tournament(cfg: Config, ruleset: str, agents: list[str], lineup: list[int] | None,
@@ -556,7 +239,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     capped = {tag: float(summaries[tag]["truncated_share"]) for tag in summaries}
     labels = [_label(s) for s in real]
     pairs = [(i + 1, i) for i in range(len(labels) - 1)] + ([(2, 0)] if len(labels) > 2 else [])
-    lead = head_to_head(rows["all"], labels, pairs, cfg)
+    lead = head_to_head(rows["all"], labels, pairs, cfg.bootstrap, cfg.seed)
     spread = rating_spread(summaries["all"]["agents"], real, rows["all"])
     field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in real}
     var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
@@ -570,30 +253,6 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
-
-
-def head_to_head(all_rows: dict, labels: list[str], pairs: list[tuple[int, int]], cfg: Config) -> list[dict]:
-    """For each pair (a, b) of the all-agent table: how often a finished ahead of b and the games each needs to
-    lead (``lead_measure``), with the leader named."""
-    lead = []
-    for a, b in pairs:
-        m = lead_measure(all_rows, a, b, cfg.bootstrap, cfg.seed)
-        lead.append({"a": labels[a], "b": labels[b], "leader": labels[a] if m["ahead"] >= 0.5 else labels[b], **m})
-    return lead
-
-
-def rating_spread(table_all: list[dict], real: list[str], all_rows: dict) -> dict:
-    """The strongest and weakest agent of the all-agent table by rating: their mu gap (95%), how often the
-    strongest finished ahead, and that share as an Elo gap; every agent's rating."""
-    top = max(table_all, key=lambda r: r["mu"])
-    bottom = min(table_all, key=lambda r: r["mu"])
-    s_top, _ = pair_scores(all_rows, real.index(top["agent"]), real.index(bottom["agent"]))
-    return {"strongest": _label(top["agent"]), "weakest": _label(bottom["agent"]),
-            "mu_gap": top["mu"] - bottom["mu"],
-            "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
-            "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
-            "ratings": {_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]}
-                        for r in table_all}}
 
 
 def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict, real: list[str], play):
@@ -622,252 +281,6 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
 def _available(spec: str, ruleset: str) -> bool:
     name = _label(spec)
     return name in agents_pkg.offered_agents(ruleset)
-
-
-def report_markdown(report: dict) -> str:
-    """The report in Markdown: the summary table, relative skill by field and beginner, then a section per
-    ruleset."""
-    cfg = report["config"]
-    lines = [f"# Skill and luck at {cfg['players']} players", "", f"`{report['command']}`", "",
-             (f"{cfg['deals']} deals per tournament, each in every seat rotation; agents "
-              f"{', '.join(cfg['agents'])}; fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. "
-              "Intervals are 95%."), ""]
-    lines += _summary_table(report)
-    if any(r.get("relative_skill_bound") for r in report["rulesets"]):
-        lines += _bounds_table(report)
-    for r in report["rulesets"]:
-        lines += _ruleset_section(r, cfg)
-    return "\n".join(lines) + "\n"
-
-
-_NO_SKILL = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
-
-
-def _skill_text(x: dict) -> str:
-    if not math.isfinite(x["relative_skill"]):
-        return "n/a (no fictive player)"
-    pre = "at least " if x.get("bound") else ""
-    return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
-
-
-def _games_to_lead(r: dict, a: str, b: str) -> str:
-    x = next((x for x in r["reward_lead"] if (x["a"], x["b"]) == (a, b)), None)
-    if not x:
-        return "n/a"
-    lead_by = "" if x["leader"] == a else f" ({b} leads)"
-    return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
-
-
-def _summary_table(report: dict) -> list[str]:
-    cfg = report["config"]
-    lines = ["## Summary", "",
-             (f"| ruleset | relative skill, field of {cfg['field_agent']} | relative skill, field of random | "
-             "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
-             "search to lead expert | rating spread (Elo) |"), "|---|---|---|---|---|---|---|"]
-    for r in report["rulesets"]:
-        rs, bound = r["relative_skill"], r.get("relative_skill_bound", {})
-
-        def skill(fld, rs=rs, bound=bound):  # the measured relative skill, else the lower bound
-            return rs.get(fld) or {**(next(iter(bound[fld].values())) if bound.get(fld) else _NO_SKILL),
-                                   "bound": True}
-
-        v = r["variance"]
-        vtxt = f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a"
-        lines.append(f"| {r['ruleset']} | {_skill_text(skill(cfg['field_agent']))} "
-                     f"| {_skill_text(skill('random'))} | {vtxt} | {_games_to_lead(r, 'expert', 'random')} "
-                     f"| {_games_to_lead(r, _search_label(cfg), 'expert')} "
-                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
-    return lines
-
-
-def _bounds_table(report: dict) -> list[str]:
-    cfg = report["config"]
-    how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
-           else "best real player chosen and measured on every deal")
-    lines = ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its budget "
-                  "certified when doubling it moved the random effect by less than the tolerance; the lower bound "
-                  "puts the game's best payoff in the fictive player's place (no player can score more, so no "
-                  "fictive player can give less relative skill). Capped: the largest share of games at the ply "
-                  "cap over the ruleset's tournaments."), "",
-             ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
-              "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
-    for r in report["rulesets"]:
-        for fld, by_b in r.get("relative_skill_bound", {}).items():
-            c = r.get("certification", {}).get(fld)
-            if c:
-                effects = " → ".join(f"{e:+.3f}" for e in c["random_effect"])
-                btxt = f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects})"
-            else:
-                btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
-            for b, lb in by_b.items():
-                x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
-                orc = "n/a"
-                if x:
-                    note = f" ({x['note']})" if x.get("note") else ""
-                    orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
-                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
-                             f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
-                             f"| {r.get('capped_max', r['truncated_share']):.1%} |")
-    return lines
-
-
-def _ruleset_section(r: dict, cfg: dict) -> list[str]:
-    """One ruleset's section: its seats, its fields of copies, relative skill, games to lead, spread, variance."""
-    return [*_seat_tables(r, cfg), *_skill_table(r), *_lead_tables(r, cfg), *_spread_and_variance(r, cfg)]
-
-
-def _seat_tables(r: dict, cfg: dict) -> list[str]:
-    ref_field = cfg["field_agent"]
-    lines = ["", f"## {r['ruleset']}", "",
-             (f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
-             f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated."), "",
-             "One seat against three others, every seat of every deal (95% intervals):", "",
-             (f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
-             f"| win rate vs {ref_field} | mean reward vs {ref_field} |"), "|---|---|---|---|---|---|"]
-    for name, s in r["field_random"].items():
-        f = r.get("field_reference", {}).get(name)
-        ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
-               f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
-        lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
-                     f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
-                     f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
-    seats = " | ".join(f"seat {i}" for i in range(r["players"]))
-    lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
-              f"| agent | {seats} |", "|---" * (r["players"] + 1) + "|"]
-    for name, c in r["copies"].items():
-        lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
-                                                  for s in c["seats"]) + " |")
-    if r.get("seat_effects"):
-        lines += ["", ("Seat advantage in fields of copies: each seat's mean reward minus the table's, per deal "
-                  "(95% intervals), and the Wald test of no seat advantage:"), "",
-                  f"| agent | {seats} | chi2 (dof) | p |", "|---" * (r["players"] + 3) + "|"]
-        for name, x in r["seat_effects"].items():
-            lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
-                                                      for t in x["seats"])
-                         + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
-    if r.get("capped"):
-        lines += ["", "Share of games that reached the ply cap, per tournament: "
-                  + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
-    return lines
-
-
-def _skill_table(r: dict) -> list[str]:
-    lines = ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
-             "|---|---|---|---|---|---|---|"]
-    if not r["relative_skill"]:
-        lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
-    rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
-    for fld, s in rows_rs or r["relative_skill"].items():
-        m = s["means"]
-        lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
-                     f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
-                     f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
-                     f"{s['rs_hi']:.2f}] |")
-    return lines
-
-
-def _lead_tables(r: dict, cfg: dict) -> list[str]:
-    lines = ["", (f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
-             "confidence, normal approximation):"), "",
-             "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
-             "|---|---|---|---|---|---|"]
-    for x in r["reward_lead"]:
-        lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
-                     f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
-    table = ", ".join(r.get("agents", cfg["agents"]))
-    lines += ["", (f"Head to head at the all-agent table ({table}; finishing ahead, ties half; games to lead "
-              "computed exactly, interval from resampling deals):"), "",
-              "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
-              "|---|---|---|---|---|---|"]
-    for x in r["lead"]:
-        lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
-                     f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
-                     f"| {_n(x['duplicate_games_to_lead'])} |")
-    return lines
-
-
-def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
-    sp = r["spread"]
-    lines = ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
-                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about "
-                  f"{sp['elo_gap']:.0f} Elo.")]
-    v = r["variance"]
-    if v:
-        lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "
-                  f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} "
-                  f"[{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], agent {v['agent']:.3f} "
-                  f"[{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
-                  f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
-    return lines
-
-
-def _search_label(cfg: dict) -> str:
-    return _label(cfg["agents"][-1])
-
-
-def _n(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "never"
-    return "> 10^6" if x > 1e6 else f"{x:,.0f}"
-
-
-def plot(report: dict, path: Path) -> None:
-    """Relative skill with intervals, win rate in a field of random, games to lead and variance shares, one panel
-    each, the rulesets side by side."""
-    from matplotlib.figure import Figure  # no pyplot: a library must not pick (or change) the user's backend
-
-    rs = report["rulesets"]
-    names = [r["ruleset"] for r in rs]
-    x = np.arange(len(rs))
-    fld = report["config"]["field_agent"]
-    fig = Figure(figsize=(18, 3.8))
-    axes = fig.subplots(1, 4)
-    ax = axes[0]
-    for off, key in ((-0.15, fld), (0.15, "random")):
-        vals = [r["relative_skill"].get(key) for r in rs]
-        m = np.array([v["relative_skill"] if v else np.nan for v in vals])
-        lo = np.array([v["rs_lo"] if v else np.nan for v in vals])
-        hi = np.array([v["rs_hi"] if v else np.nan for v in vals])
-        ax.errorbar(x + off, m, yerr=[m - lo, hi - m], fmt="o", capsize=3, label=f"field of {key}")
-    ax.set_xticks(x, names, rotation=20)
-    ax.set_ylabel("relative skill LE / (LE + RE)")
-    ax.axhline(0.5, color="grey", lw=0.6, ls=":")
-    ax.legend(fontsize=8)
-    ax = axes[1]
-    agents_ = list(dict.fromkeys(a for r in rs for a in r["field_random"]))
-    nan = {"win_rate": np.nan, "win_rate_lo": np.nan, "win_rate_hi": np.nan}
-    for i, a in enumerate(agents_):
-        m = np.array([r["field_random"].get(a, nan)["win_rate"] for r in rs])
-        lo = np.array([r["field_random"].get(a, nan)["win_rate_lo"] for r in rs])
-        hi = np.array([r["field_random"].get(a, nan)["win_rate_hi"] for r in rs])
-        ax.errorbar(x + (i - len(agents_) / 2) * 0.08, m, yerr=[m - lo, hi - m], fmt="o", ms=3, capsize=2, label=a)
-    ax.scatter(x, [r["baseline"] for r in rs], marker="_", s=400, color="k", label="luck only")
-    ax.set_xticks(x, names, rotation=20)
-    ax.set_ylabel("win rate, one seat vs random")
-    ax.legend(fontsize=7)
-    ax = axes[2]
-    pairs = list(dict.fromkeys((p["a"], p["b"]) for r in rs for p in r["reward_lead"]))
-    for i, (a, b) in enumerate(pairs):
-        vals = [next((p for p in r["reward_lead"] if (p["a"], p["b"]) == (a, b)), None) for r in rs]
-        m = np.array([v["games_to_lead"] if v else np.nan for v in vals], float)
-        m[~np.isfinite(m)] = np.nan
-        ax.scatter(x + (i - len(pairs) / 2) * 0.1, m, label=f"{a} vs {b}")
-    ax.set_yscale("log")
-    ax.set_xticks(x, names, rotation=20)
-    ax.set_ylabel(f"games to lead in reward (field of {fld})")
-    ax.legend(fontsize=7)
-    ax = axes[3]
-    bottom = np.zeros(len(rs))
-    for key in ("hand", "agent", "rest"):
-        v = np.array([r["variance"][key] if r["variance"] else np.nan for r in rs])
-        ax.bar(x, v, bottom=bottom, label=key)
-        bottom += np.nan_to_num(v)
-    ax.set_xticks(x, names, rotation=20)
-    ax.set_ylabel(f"share of variance, one seat vs {fld}")
-    ax.legend(fontsize=8)
-    fig.suptitle(f"skill and luck, {report['config']['players']} players")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
 
 
 def run(cfg: Config, progress: bool = True, command: str = "") -> dict:

@@ -1,0 +1,258 @@
+"""The skill-versus-luck report: ``report.md`` (the summary table, relative skill by field and beginner, then a
+section per ruleset) and ``skill_luck.png``, from the report dict ``experiments.skill_luck.run`` writes as
+``report.json``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from experiments.skill_measures import spec_label
+
+
+def report_markdown(report: dict) -> str:
+    """The report in Markdown: the summary table, relative skill by field and beginner, then a section per
+    ruleset."""
+    cfg = report["config"]
+    lines = [f"# Skill and luck at {cfg['players']} players", "", f"`{report['command']}`", "",
+             (f"{cfg['deals']} deals per tournament, each in every seat rotation; agents "
+              f"{', '.join(cfg['agents'])}; fictive player {cfg['oracle']}; reference field {cfg['field_agent']}. "
+              "Intervals are 95%."), ""]
+    lines += _summary_table(report)
+    if any(r.get("relative_skill_bound") for r in report["rulesets"]):
+        lines += _bounds_table(report)
+    for r in report["rulesets"]:
+        lines += _ruleset_section(r, cfg)
+    return "\n".join(lines) + "\n"
+
+
+_NO_SKILL = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
+
+
+def _skill_text(x: dict) -> str:
+    if not math.isfinite(x["relative_skill"]):
+        return "n/a (no fictive player)"
+    pre = "at least " if x.get("bound") else ""
+    return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
+
+
+def _games_to_lead(r: dict, a: str, b: str) -> str:
+    x = next((x for x in r["reward_lead"] if (x["a"], x["b"]) == (a, b)), None)
+    if not x:
+        return "n/a"
+    lead_by = "" if x["leader"] == a else f" ({b} leads)"
+    return f"{_n(x['games_to_lead'])} ({_n(x['duplicate_games_to_lead'])} duplicate){lead_by}"
+
+
+def _summary_table(report: dict) -> list[str]:
+    cfg = report["config"]
+    lines = ["## Summary", "",
+             (f"| ruleset | relative skill, field of {cfg['field_agent']} | relative skill, field of random | "
+             "variance of a seat's reward: hand / agent / rest | games for expert to lead random | games for "
+             "search to lead expert | rating spread (Elo) |"), "|---|---|---|---|---|---|---|"]
+    for r in report["rulesets"]:
+        rs, bound = r["relative_skill"], r.get("relative_skill_bound", {})
+
+        def skill(fld, rs=rs, bound=bound):  # the measured relative skill, else the lower bound
+            return rs.get(fld) or {**(next(iter(bound[fld].values())) if bound.get(fld) else _NO_SKILL),
+                                   "bound": True}
+
+        v = r["variance"]
+        vtxt = f"{v['hand']:.2f} / {v['agent']:.2f} / {v['rest']:.2f}" if v else "n/a"
+        lines.append(f"| {r['ruleset']} | {_skill_text(skill(cfg['field_agent']))} "
+                     f"| {_skill_text(skill('random'))} | {vtxt} | {_games_to_lead(r, 'expert', 'random')} "
+                     f"| {_games_to_lead(r, _search_label(cfg), 'expert')} "
+                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+    return lines
+
+
+def _bounds_table(report: dict) -> list[str]:
+    cfg = report["config"]
+    how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
+           else "best real player chosen and measured on every deal")
+    lines = ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its budget "
+                  "certified when doubling it moved the random effect by less than the tolerance; the lower bound "
+                  "puts the game's best payoff in the fictive player's place (no player can score more, so no "
+                  "fictive player can give less relative skill). Capped: the largest share of games at the ply "
+                  "cap over the ruleset's tournaments."), "",
+             ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
+              "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
+    for r in report["rulesets"]:
+        for fld, by_b in r.get("relative_skill_bound", {}).items():
+            c = r.get("certification", {}).get(fld)
+            if c:
+                effects = " → ".join(f"{e:+.3f}" for e in c["random_effect"])
+                btxt = f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects})"
+            else:
+                btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
+            for b, lb in by_b.items():
+                x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
+                orc = "n/a"
+                if x:
+                    note = f" ({x['note']})" if x.get("note") else ""
+                    orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
+                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
+                             f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
+                             f"| {r.get('capped_max', r['truncated_share']):.1%} |")
+    return lines
+
+
+def _ruleset_section(r: dict, cfg: dict) -> list[str]:
+    """One ruleset's section: its seats, its fields of copies, relative skill, games to lead, spread, variance."""
+    return [*_seat_tables(r, cfg), *_skill_table(r), *_lead_tables(r, cfg), *_spread_and_variance(r, cfg)]
+
+
+def _seat_tables(r: dict, cfg: dict) -> list[str]:
+    ref_field = cfg["field_agent"]
+    lines = ["", f"## {r['ruleset']}", "",
+             (f"Luck-only win rate (share of seats that win): {r['baseline']:.3f}. Mean length of the all-agent "
+             f"games {r['mean_length']:.0f} decisions, {r['truncated_share']:.1%} truncated."), "",
+             "One seat against three others, every seat of every deal (95% intervals):", "",
+             (f"| agent | win rate vs random | mean rank vs random | mean reward vs random "
+             f"| win rate vs {ref_field} | mean reward vs {ref_field} |"), "|---|---|---|---|---|---|"]
+    for name, s in r["field_random"].items():
+        f = r.get("field_reference", {}).get(name)
+        ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
+               f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
+        lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
+                     f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
+                     f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
+    seats = " | ".join(f"seat {i}" for i in range(r["players"]))
+    lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
+              f"| agent | {seats} |", "|---" * (r["players"] + 1) + "|"]
+    for name, c in r["copies"].items():
+        lines.append(f"| {name} | " + " | ".join(f"{s['win_rate']:.3f} [{s['win_lo']:.3f}, {s['win_hi']:.3f}]"
+                                                  for s in c["seats"]) + " |")
+    if r.get("seat_effects"):
+        lines += ["", ("Seat advantage in fields of copies: each seat's mean reward minus the table's, per deal "
+                  "(95% intervals), and the Wald test of no seat advantage:"), "",
+                  f"| agent | {seats} | chi2 (dof) | p |", "|---" * (r["players"] + 3) + "|"]
+        for name, x in r["seat_effects"].items():
+            lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
+                                                      for t in x["seats"])
+                         + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
+    if r.get("capped"):
+        lines += ["", "Share of games that reached the ply cap, per tournament: "
+                  + ", ".join(f"{k} {v:.1%}" for k, v in r["capped"].items()) + "."]
+    return lines
+
+
+def _skill_table(r: dict) -> list[str]:
+    lines = ["", "| field | beginner | best real | fictive | learning effect | random effect | relative skill |",
+             "|---|---|---|---|---|---|---|"]
+    if not r["relative_skill"]:
+        lines.append("| - | - | - | - | - | - | n/a: no fictive player (`oracle`) for this ruleset yet |")
+    rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
+    for fld, s in rows_rs or r["relative_skill"].items():
+        m = s["means"]
+        lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
+                     f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
+                     f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
+                     f"{s['rs_hi']:.2f}] |")
+    return lines
+
+
+def _lead_tables(r: dict, cfg: dict) -> list[str]:
+    lines = ["", (f"Games to lead in total reward, each agent alone in a field of {cfg['field_agent']} (95% "
+             "confidence, normal approximation):"), "",
+             "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
+             "|---|---|---|---|---|---|"]
+    for x in r["reward_lead"]:
+        lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
+                     f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
+    table = ", ".join(r.get("agents", cfg["agents"]))
+    lines += ["", (f"Head to head at the all-agent table ({table}; finishing ahead, ties half; games to lead "
+              "computed exactly, interval from resampling deals):"), "",
+              "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
+              "|---|---|---|---|---|---|"]
+    for x in r["lead"]:
+        lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
+                     f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
+                     f"| {_n(x['duplicate_games_to_lead'])} |")
+    return lines
+
+
+def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
+    sp = r["spread"]
+    lines = ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
+                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about "
+                  f"{sp['elo_gap']:.0f} Elo.")]
+    v = r["variance"]
+    if v:
+        lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "
+                  f"(agents {', '.join(r.get('agents', cfg['agents']))}): hand {v['hand']:.3f} "
+                  f"[{v['hand_lo']:.3f}, {v['hand_hi']:.3f}], agent {v['agent']:.3f} "
+                  f"[{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
+                  f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
+    return lines
+
+
+def _search_label(cfg: dict) -> str:
+    return spec_label(cfg["agents"][-1])
+
+
+def _n(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "never"
+    return "> 10^6" if x > 1e6 else f"{x:,.0f}"
+
+
+def plot(report: dict, path: Path) -> None:
+    """Relative skill with intervals, win rate in a field of random, games to lead and variance shares, one panel
+    each, the rulesets side by side."""
+    from matplotlib.figure import Figure  # no pyplot: a library must not pick (or change) the user's backend
+
+    rs = report["rulesets"]
+    names = [r["ruleset"] for r in rs]
+    x = np.arange(len(rs))
+    fld = report["config"]["field_agent"]
+    fig = Figure(figsize=(18, 3.8))
+    axes = fig.subplots(1, 4)
+    ax = axes[0]
+    for off, key in ((-0.15, fld), (0.15, "random")):
+        vals = [r["relative_skill"].get(key) for r in rs]
+        m = np.array([v["relative_skill"] if v else np.nan for v in vals])
+        lo = np.array([v["rs_lo"] if v else np.nan for v in vals])
+        hi = np.array([v["rs_hi"] if v else np.nan for v in vals])
+        ax.errorbar(x + off, m, yerr=[m - lo, hi - m], fmt="o", capsize=3, label=f"field of {key}")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel("relative skill LE / (LE + RE)")
+    ax.axhline(0.5, color="grey", lw=0.6, ls=":")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    agents_ = list(dict.fromkeys(a for r in rs for a in r["field_random"]))
+    nan = {"win_rate": np.nan, "win_rate_lo": np.nan, "win_rate_hi": np.nan}
+    for i, a in enumerate(agents_):
+        m = np.array([r["field_random"].get(a, nan)["win_rate"] for r in rs])
+        lo = np.array([r["field_random"].get(a, nan)["win_rate_lo"] for r in rs])
+        hi = np.array([r["field_random"].get(a, nan)["win_rate_hi"] for r in rs])
+        ax.errorbar(x + (i - len(agents_) / 2) * 0.08, m, yerr=[m - lo, hi - m], fmt="o", ms=3, capsize=2, label=a)
+    ax.scatter(x, [r["baseline"] for r in rs], marker="_", s=400, color="k", label="luck only")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel("win rate, one seat vs random")
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    pairs = list(dict.fromkeys((p["a"], p["b"]) for r in rs for p in r["reward_lead"]))
+    for i, (a, b) in enumerate(pairs):
+        vals = [next((p for p in r["reward_lead"] if (p["a"], p["b"]) == (a, b)), None) for r in rs]
+        m = np.array([v["games_to_lead"] if v else np.nan for v in vals], float)
+        m[~np.isfinite(m)] = np.nan
+        ax.scatter(x + (i - len(pairs) / 2) * 0.1, m, label=f"{a} vs {b}")
+    ax.set_yscale("log")
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel(f"games to lead in reward (field of {fld})")
+    ax.legend(fontsize=7)
+    ax = axes[3]
+    bottom = np.zeros(len(rs))
+    for key in ("hand", "agent", "rest"):
+        v = np.array([r["variance"][key] if r["variance"] else np.nan for r in rs])
+        ax.bar(x, v, bottom=bottom, label=key)
+        bottom += np.nan_to_num(v)
+    ax.set_xticks(x, names, rotation=20)
+    ax.set_ylabel(f"share of variance, one seat vs {fld}")
+    ax.legend(fontsize=8)
+    fig.suptitle(f"skill and luck, {report['config']['players']} players")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)

@@ -299,8 +299,10 @@ class GuidedSearchAgent(Agent):
                 self._scratch(total, len(todo))
                 seeds = self.rng.integers(0, 2**63 - 1, size=len(todo), dtype=np.int64).astype(np.uint64)
                 acts = np.ascontiguousarray(cand[todo].astype(np.int16))
-                G.run(G.expand_nb, G.expand_range_nb, len(todo), state, games[todo], acts, na, start, self.worlds,
-                      self.oracle, seeds, self.params, self._work, self._pool, self._viewer, self._acc, rows=total)
+                ex = G.Expansion(np.ascontiguousarray(games[todo], dtype=np.int64), acts, na.astype(np.int64),
+                                 start, seeds, int(self.worlds), bool(self.oracle))
+                G.run(G.expand_nb, G.expand_range_nb, len(todo), state, ex, self.params, self._work, self._pool,
+                      self._viewer, self._acc, rows=total)
                 rows = np.arange(total, dtype=np.int64)
                 for _ in range(self.depth):
                     m = G.open_rows_nb(self._work, rows, self._viewer, self._open)

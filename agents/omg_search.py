@@ -55,8 +55,8 @@ class OmgSearchAgent(SearchAgent):
                          patience=patience, **options)
 
         deck = self.rules.deck
-        self.cards = deck.table()
-        self.lay = O.layout_array(deck.num_types)
+        self.tables = O.make_tables(deck)
+        self.cards, self.lay = self.tables.cards, self.tables.lay
         self.num_actions = int(O.action_layout(deck.num_types)["n_actions"])
 
     fallbacks: ClassVar[dict] = {"expert": OmgExpertAgent}
@@ -84,12 +84,16 @@ class OmgSearchAgent(SearchAgent):
             self._feat = np.zeros((c, OS.LEAF_FEATURES), np.float64)
             self._out = np.zeros(c, np.int64)
 
+    @property
+    def plan(self) -> OS.OmgSearchPlan:
+        """The search's settings as the kernels take them (``shedders.engine.search.omg_search.OmgSearchPlan``)."""
+        return OS.OmgSearchPlan(self.budget, bool(self.oracle), int(self.eps_milli), self.max_plies,
+                                int(self._leaf_code), self._leaf_w)
+
     def _search(self, state, games, seeds, out) -> None:
-        OS.batch_search_nb(
-            numba.get_num_threads(), state, games, self.params, self.cards, self.lay, self._work, self.budget,
-            self.oracle, seeds, self.eps_milli, self.max_plies, self._mask, self._ids, self._mask2, self._ids2,
-            self._cnt, self._leaf_code, self._leaf_w, self._feat, out,
-        )
+        scr = OS.OmgSearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._cnt, self._feat)
+        OS.batch_search_nb(numba.get_num_threads(), state, games, self.params, self.tables, self._work, seeds,
+                           self.plan, scr, out)
 
 
 class OmgOracleAgent(OmgSearchAgent):

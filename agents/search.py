@@ -221,6 +221,8 @@ class SearchAgent(Agent):
             self._offsets = expert_offsets(self.rules.num_players)
             self._out = np.zeros(c, np.int64)
             self._vals = np.zeros((c, K.N_ACTIONS), np.float64)
+            self._scr = KS.SearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._pool, self._obs,
+                                         self._vals, self._buf)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
@@ -250,13 +252,16 @@ class SearchAgent(Agent):
             self._search(state, games, seeds, out)
         return out.copy()
 
+    @property
+    def plan(self) -> KS.SearchPlan:
+        """The search's settings as the kernels take them (``shedders.engine.search.palace_search.SearchPlan``)."""
+        return KS.SearchPlan(self.budget, bool(self.oracle), self.select == "halving", int(self.eps_milli),
+                             self.max_plies, int(self._leaf_code), self._leaf_w,
+                             int(self.rollouts[self.rollout]), int(self.opponent_models[self.opponents]),
+                             self._offsets)
+
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
-        out[0] = KS.search_one_par_nb(
-            threads, state, g, self.params, self._work, self.budget, self.oracle, seed, self.eps_milli,
-            self.max_plies, self._leaf_code, self._leaf_w, self._mask[0], self._ids[0], self._mask2,
-            self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents], self._obs,
-            self._offsets, self.select == "halving", self._vals[0], self._buf,
-        )
+        out[0] = KS.search_one_par_nb(threads, state, g, self.params, self._work, seed, self.plan, self._scr)
 
     state_type = K.PalaceState
 
@@ -288,12 +293,8 @@ class SearchAgent(Agent):
 
     def _search(self, state, games, seeds, out) -> None:
         """Run the engine's batched search kernel over ``games`` into ``out`` (one scratch row per game)."""
-        KS.batch_search_nb(
-            numba.get_num_threads(), state, games, self.params, self._work, self.budget, self.oracle, seeds,
-            self.eps_milli, self.max_plies, self._leaf_code, self._leaf_w, self._mask, self._ids,
-            self._mask2, self._ids2, self._pool, self.rollouts[self.rollout], self.opponent_models[self.opponents],
-            self._obs, self._offsets, out, self.select == "halving", self._vals,
-        )
+        KS.batch_search_nb(numba.get_num_threads(), state, games, self.params, self._work, seeds, self.plan,
+                           self._scr, out)
 
 
 class OracleAgent(SearchAgent):

@@ -148,18 +148,21 @@ def sample(ruleset: str, players: int, n: int, seed: int, eps: float, max_plies:
     order = np.full((n, players), -1, np.int64)
     f = np.zeros(KS.LEAF_FEATURES)
 
+    # the search's rollouts: greedy for every seat (policy 0), eps random moves, played to the end
+    plan = KS.SearchPlan(0, False, False, int(eps_milli), int(max_plies), KS.LEAF_NONE, f, 0, 0, off)
+
     def deal(rng):
         vg.reset(seeds=rng.integers(0, 2**62, size=1).astype(np.uint64))
         KS.copy_game_nb(vg.state, 0, work, 0)
 
     def advance(plies):
-        KS.rollout_nb(work, 0, 0, vg.params, eps_milli, plies, KS.LEAF_NONE, f, mask, ids, 0, 0, obs, off)
+        KS.rollout_nb(work, 0, 0, vg.params, plan._replace(max_plies=int(plies)), mask, ids, obs)
         return "over" if work.phase[0] == K.PH_OVER else "skip" if work.phase[0] == K.PH_SETUP else "on"
 
     def record(i, rng):
         KS.copy_game_nb(work, 0, work, 1)
         work.rng[1] = np.uint64(rng.integers(0, 2**62))
-        KS.rollout_nb(work, 1, 0, vg.params, eps_milli, max_plies, KS.LEAF_NONE, f, mask, ids, 0, 0, obs, off)
+        KS.rollout_nb(work, 1, 0, vg.params, plan, mask, ids, obs)
         if work.phase[1] != K.PH_OVER or not work.terminated[1]:
             return False
         for q in range(players):
@@ -186,12 +189,14 @@ def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, prog
 
     vg = shedders.VectorGame("omg", 1, players, seed=seed, autoreset=False)
     deck = vg.rules.deck
-    cards, lay = deck.table(), O.layout_array(deck.num_types)
+    tables = O.make_tables(deck)
+    cards = tables.cards
     work = O.alloc_state(2, players, deck.num_types, deck.num_cards)
     na = int(O.action_layout(deck.num_types)["n_actions"])
     mask, ids = np.zeros(na, np.int8), np.zeros(na, np.int16)
     w0, f = np.zeros(OS.LEAF_FEATURES), np.zeros(OS.LEAF_FEATURES)
     eps_milli = round(eps * 1000)
+    plan = OS.OmgSearchPlan(0, False, int(eps_milli), int(max_plies), OS.LEAF_HANDS, w0)
     x = np.zeros((n, players, OS.LEAF_FEATURES), np.float32)
     order = np.full((n, players), -1, np.int64)
 
@@ -200,13 +205,13 @@ def sample_omg(players: int, n: int, seed: int, eps: float, max_plies: int, prog
         OS.copy_game_nb(vg.state, 0, work, 0)
 
     def advance(plies):
-        OS.rollout_nb(work, 0, 0, vg.params, cards, lay, eps_milli, plies, mask, ids, OS.LEAF_HANDS, w0, f)
+        OS.rollout_nb(work, 0, 0, vg.params, tables, plan._replace(max_plies=int(plies)), mask, ids, f)
         return "over" if work.phase[0] == O.PH_OVER else "on"
 
     def record(i, rng):
         OS.copy_game_nb(work, 0, work, 1)
         work.rng[1] = np.uint64(rng.integers(0, 2**62))
-        OS.rollout_nb(work, 1, 0, vg.params, cards, lay, eps_milli, max_plies, mask, ids, OS.LEAF_HANDS, w0, f)
+        OS.rollout_nb(work, 1, 0, vg.params, tables, plan, mask, ids, f)
         if work.phase[1] != O.PH_OVER or not work.terminated[1]:
             return False
         for q in range(players):

@@ -392,35 +392,29 @@ def test_search_halving_is_sequential_halving_over_the_uniform_searchs_worlds():
     agent._scratch(1)
     vg = shedders.VectorGame("core", 1, n, seed=5)
     vg.reset()
-    args = lambda: (vg.params, agent._work, 0, False, 99, agent.eps_milli, agent.max_plies, 0,
-                    agent._leaf_w, agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0],
-                    agent._offsets)
+    plan = agent.plan  # halving, the agent's budget, greedy rollouts
+    uniform = plan._replace(halving=False)
+    p, work, w0, seed, scr = vg.params, agent._work, 0, 99, agent._scr
     by_legal = {}
     for _ in range(300):
         if vg.state.phase[0] == K.PH_OVER or min(by_legal.get(2, 0), by_legal.get(3, 0)) >= 4:
             break
         nl = int(vg.num_legal[0])
         if nl > 1:
-            p, work, w0, oracle, seed, eps, plies, leaf, leaf_w, mask2, ids2, pool, pol, oth, obs, off = args()
             legal = [int(a) for a in np.flatnonzero(vg.action_mask[0])]
-            got = KS.halving_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf, leaf_w,
-                                    agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth, obs, off,
-                                    agent._vals[0])
+            got = KS.halving_one_nb(vg.state, 0, p, work, w0, seed, plan, scr)
             rounds = int(np.ceil(np.log2(nl)))
             alive, vals, done = legal, {a: 0.0 for a in legal}, 0
             while len(alive) > 1:
                 upto = done + max(1, budget // rounds // len(alive))
                 for a in alive:
-                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, oracle, seed, eps,
-                                                  plies, leaf, leaf_w, mask2, ids2, pool, pol, oth, obs, off)
+                    vals[a] += KS.worlds_value_nb(vg.state, 0, a, done, upto, p, work, w0, seed, plan, scr)
                 done = upto
                 # stable: legal order on ties
                 alive = sorted(alive, key=lambda a: -vals[a])[:(len(alive) + 1) // 2]
             assert got == alive[0]
             if nl == 2:
-                assert got == KS.search_one_nb(vg.state, 0, p, work, w0, budget, oracle, seed, eps, plies, leaf,
-                                               leaf_w, agent._mask[0], agent._ids[0], mask2, ids2, pool, pol, oth,
-                                               obs, off)
+                assert got == KS.search_one_nb(vg.state, 0, p, work, w0, seed, uniform, scr)
             by_legal[min(nl, 3)] = by_legal.get(min(nl, 3), 0) + 1
         vg.step(vg.sample_legal())
     assert by_legal.get(2, 0) >= 3 and by_legal.get(3, 0) >= 3, by_legal  # both kinds of decision were checked
@@ -454,10 +448,12 @@ def test_search_leaf_cards_values_a_cut_rollout_as_the_most_cards_cap_rule_ends_
                 KS.copy_game_nb(vg.state, 0, work, 0)
                 KS.copy_game_nb(vg.state, 0, work, 1)
                 KS.copy_game_nb(vg.state, 0, work, 2)
-                args = (w, mask, ids, 0, 0, obs, off)  # greedy for every seat, no random moves
-                want = KS.rollout_nb(work, 0, viewer, capped, 0, 10_000, leaves["none"], *args)
-                got = KS.rollout_nb(work, 1, viewer, vg.params, 0, m, leaves["cards"], *args)
-                cut = KS.rollout_nb(work, 2, viewer, vg.params, 0, m, leaves["none"], *args)
+                # greedy for every seat, no random moves
+                plan = KS.SearchPlan(0, False, False, 0, 10_000, leaves["none"], w, 0, 0, off)
+                want = KS.rollout_nb(work, 0, viewer, capped, plan, mask, ids, obs)
+                got = KS.rollout_nb(work, 1, viewer, vg.params, plan._replace(max_plies=m, leaf=leaves["cards"]),
+                                    mask, ids, obs)
+                cut = KS.rollout_nb(work, 2, viewer, vg.params, plan._replace(max_plies=m), mask, ids, obs)
                 assert got == pytest.approx(want), (vg.state.plies[0], m, viewer)
                 checked += 1
                 differs += cut != pytest.approx(want)
@@ -676,18 +672,11 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
             for budget in (2, 30):
                 agent = agents.make("search", "core", 4, seed=step, budget=budget, select=select)
                 agent._scratch(4)
-                buf = np.zeros(max(budget, K.N_ACTIONS))
-                p = vg.params, agent._work
-                rest = (agent.eps_milli, agent.max_plies, 0, agent._leaf_w)
                 kernel = KS.halving_one_nb if halving else KS.search_one_nb
-                extra = (agent._vals[0],) if halving else ()
-                want = kernel(vg.state, 0, *p, 0, budget, False, 7 + step, *rest, agent._mask[0], agent._ids[0],
-                              agent._mask2[0], agent._ids2[0], agent._pool[0], 0, 0, agent._obs[0], agent._offsets,
-                              *extra)
+                want = kernel(vg.state, 0, vg.params, agent._work, 0, 7 + step, agent.plan, agent._scr)
                 for nt in (1, 2, 3):
-                    got = KS.search_one_par_nb(nt, vg.state, 0, *p, budget, False, 7 + step, *rest, agent._mask[0],
-                                               agent._ids[0], agent._mask2, agent._ids2, agent._pool, 0, 0,
-                                               agent._obs, agent._offsets, halving, agent._vals[0], buf)
+                    got = KS.search_one_par_nb(nt, vg.state, 0, vg.params, agent._work, 7 + step, agent.plan,
+                                               agent._scr)
                     assert got == want, (step, budget, nt)
                 seeded = [agents.make("search", "core", 4, seed=step, budget=budget, select=select)
                           for _ in range(2)]

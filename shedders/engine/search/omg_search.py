@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
+from shedders.engine.buffers import chunks_nb
 from shedders.engine.omg.layout import CGOD, CNUM, CPOWER, N_GODS, P_NPLAYERS, P_NTYPES, PH_OVER
 from shedders.engine.omg.legal import legal_mask_nb
 from shedders.engine.omg.step import apply_nb
@@ -170,16 +173,39 @@ def fitted_value_nb(s, d, viewer, params, cards, leaf_w, f):
     return (mine / z) * (1.0 + 1.0 / (n - 1)) - 1.0 / (n - 1)
 
 
+class OmgSearchPlan(NamedTuple):
+    """How omg's search spends and values its rollouts (Python ints and bools, a float64 array)."""
+
+    budget: int  # rollouts per decision
+    oracle: bool  # see every hand and the deck's order (no resampling)
+    eps_milli: int  # random moves in the rollouts, per mille
+    max_plies: int  # a rollout's longest run, in decisions
+    leaf: int  # LEAF_HANDS or LEAF_FITTED: how a rollout cut short is valued
+    leaf_w: np.ndarray  # float64: the fitted leaf's weights
+
+
+class OmgSearchScratch(NamedTuple):
+    """Scratch rows, one per game searched."""
+
+    mask: np.ndarray  # int8 (rows, A): the searched decision's mask
+    ids: np.ndarray  # int16 (rows, A): its legal ids
+    mask2: np.ndarray  # int8 (rows, A): a rollout's
+    ids2: np.ndarray  # int16 (rows, A)
+    cnt: np.ndarray  # int16 (rows, T): the unseen cards to resample
+    feat: np.ndarray  # float64 (rows, LEAF_FEATURES): the fitted leaf's features
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids, leaf, leaf_w, f):
-    """Play row d to its end, or ``max_plies`` more decisions (then the leaf value: ``leaf`` LEAF_HANDS or
-    LEAF_FITTED with the weights ``leaf_w`` and the scratch ``f``): expert, with a uniformly random legal action
-    with probability eps_milli / 1000. Returns the viewer's value."""
-    for _ in range(max_plies):
+def rollout_nb(s, d, viewer, params, tables, plan, mask, ids, f):
+    """Play row d to its end, or ``plan.max_plies`` more decisions (then the leaf value: ``plan.leaf``
+    LEAF_HANDS or LEAF_FITTED with the weights ``plan.leaf_w`` and the scratch ``f``): expert, with a uniformly
+    random legal action with probability eps_milli / 1000. Returns the viewer's value."""
+    cards, lay = tables.cards, tables.lay
+    for _ in range(plan.max_plies):
         if s.phase[d] == PH_OVER:
             return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
         nl = legal_mask_nb(s, d, params, cards, lay, mask, ids)
-        if eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli:
+        if plan.eps_milli > 0 and rand_below_nb(s, d, 1000) < plan.eps_milli:
             a = np.int64(ids[rand_below_nb(s, d, nl)])
         else:
             a = choice_from_state_nb(True, s, d, mask, params, cards, lay)  # expert
@@ -187,23 +213,24 @@ def rollout_nb(s, d, viewer, params, cards, lay, eps_milli, max_plies, mask, ids
         apply_nb(s, d, a, params, cards, lay)
     if s.phase[d] == PH_OVER:
         return np.float64(s.rewards[d, viewer]) if s.terminated[d] else 0.0
-    if leaf == LEAF_FITTED:
-        return fitted_value_nb(s, d, viewer, params, cards, leaf_w, f)
+    if plan.leaf == LEAF_FITTED:
+        return fitted_value_nb(s, d, viewer, params, cards, plan.leaf_w, f)
     return leaf_value_nb(s, d, viewer, params)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, eps_milli, max_plies, mask, ids,
-                  mask2, ids2, cnt, leaf, leaf_w, f):
+def search_one_nb(src, g, params, tables, work, w0, seed, plan, scr):
     """Determinized Monte Carlo for game g's player: every legal action is tried in the same ``budget // legal``
     sampled worlds (common random numbers), each followed by an expert rollout; the action of highest mean value.
-    ``oracle`` skips the resampling: its rollouts see every hand and the deck's order. ``leaf``, ``leaf_w`` and the
-    scratch ``f``: how a cut rollout is valued (``rollout_nb``)."""
+    ``plan.oracle`` skips the resampling: its rollouts see every hand and the deck's order. Work and scratch row
+    ``w0``."""
+    cards, lay = tables.cards, tables.lay
+    mask, ids = scr.mask[w0], scr.ids[w0]
     viewer = np.int64(src.turn[g])
     nl = legal_mask_nb(src, g, params, cards, lay, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
-    n_det = max(1, budget // nl)
+    n_det = max(1, plan.budget // nl)
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         a = np.int64(ids[i])
@@ -211,32 +238,26 @@ def search_one_nb(src, g, params, cards, lay, work, w0, budget, oracle, seed, ep
         for k in range(n_det):
             copy_game_nb(src, g, work, w0)
             work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
-            if not oracle:
-                determinize_nb(work, w0, viewer, params, cnt)
+            if not plan.oracle:
+                determinize_nb(work, w0, viewer, params, scr.cnt[w0])
             work.rewards[w0] = 0.0
             apply_nb(work, w0, a, params, cards, lay)
-            v += rollout_nb(work, w0, viewer, params, cards, lay, eps_milli, max_plies, mask2, ids2, leaf, leaf_w,
-                            f)
+            v += rollout_nb(work, w0, viewer, params, tables, plan, scr.mask2[w0], scr.ids2[w0], scr.feat[w0])
         if v > best_v:
             best_a, best_v = a, v
     return best_a
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_range_nb(src, games, lo, hi, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies,
-                    mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
+def search_range_nb(src, games, lo, hi, params, tables, work, seeds, plan, scr, out):
     for j in range(lo, hi):
-        out[j] = search_one_nb(src, games[j], params, cards, lay, work, j, budget, oracle, seeds[j], eps_milli,
-                               max_plies, mask[j], ids[j], mask2[j], ids2[j], cnt[j], leaf, leaf_w, feat[j])
+        out[j] = search_one_nb(src, games[j], params, tables, work, j, seeds[j], plan, scr)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_search_nb(nchunks, src, games, params, cards, lay, work, budget, oracle, seeds, eps_milli, max_plies,
-                    mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out):
-    """Search the decisions of games[j] (one work row each), in chunks over the threads."""
+def batch_search_nb(nchunks, src, games, params, tables, work, seeds, plan, scr, out):
+    """Search the decisions of games[j] (work and scratch row j each), in chunks over the threads."""
     b = games.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+    nt, size = chunks_nb(nchunks, b)
     for c in nb.prange(nt):
-        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, cards, lay, work, budget, oracle,
-                        seeds, eps_milli, max_plies, mask, ids, mask2, ids2, cnt, leaf, leaf_w, feat, out)
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, tables, work, seeds, plan, scr, out)

@@ -9,6 +9,8 @@ tried in the same worlds (common random numbers, as in ``palace_search``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -23,18 +25,34 @@ from shedders.engine.search.palace_search import copy_game_nb, determinize_nb
 WORLD_STRIDE = 7919
 
 
+class Expansion(NamedTuple):
+    """The decisions a guided search expands: decision j is game ``games[j]``, its ``nacts[j]`` candidates
+    ``acts[j]`` each tried in ``worlds`` sampled worlds (its stream from ``seeds[j]``; none resampled with
+    ``oracle``), written to work rows ``start[j]`` on."""
+
+    games: np.ndarray  # int64 (D,)
+    acts: np.ndarray  # int16 (D, k)
+    nacts: np.ndarray  # int64 (D,)
+    start: np.ndarray  # int64 (D,)
+    seeds: np.ndarray  # uint64 (D,)
+    worlds: int
+    oracle: bool
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def expand_one_nb(src, g, acts, nacts, worlds, oracle, seed, params, work, r0, pool, viewer, acc):
-    """Rows ``r0 ..`` of ``work``: game g copied, resampled from its actor's view (unless ``oracle``), then each of
-    the ``nacts`` candidates ``acts`` applied; ``acc`` gets the reward the actor collected by that action."""
+def expand_one_nb(src, j, ex, params, work, pool, viewer, acc):
+    """Decision j of ``ex``, in rows ``ex.start[j] ..`` of ``work``: its game copied, resampled from its actor's
+    view (unless ``ex.oracle``; ``pool[j]`` is its scratch), then each candidate applied; ``acc`` gets the reward
+    the actor collected by that action."""
+    g, acts = ex.games[j], ex.acts[j]
     p = np.int64(src.actor[g])
-    r = r0
-    for k in range(worlds):
-        for i in range(nacts):
+    r = ex.start[j]
+    for k in range(ex.worlds):
+        for i in range(ex.nacts[j]):
             copy_game_nb(src, g, work, r)
-            work.rng[r] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(WORLD_STRIDE))
-            if not oracle:
-                determinize_nb(work, r, p, params, pool)
+            work.rng[r] = splitmix64_nb(np.uint64(ex.seeds[j]) + np.uint64(k) * np.uint64(WORLD_STRIDE))
+            if not ex.oracle:
+                determinize_nb(work, r, p, params, pool[j])
             apply_nb(work, r, np.int64(acts[i]), params)
             viewer[r] = p
             acc[r] = work.rewards[r, p]
@@ -42,12 +60,10 @@ def expand_one_nb(src, g, acts, nacts, worlds, oracle, seed, params, work, r0, p
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def expand_range_nb(lo, hi, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer,
-                    acc):
-    """``expand_one_nb`` for decisions lo..hi-1 (``pool[j]`` is decision j's scratch)."""
+def expand_range_nb(lo, hi, src, ex, params, work, pool, viewer, acc):
+    """``expand_one_nb`` for decisions lo..hi-1."""
     for j in range(lo, hi):
-        expand_one_nb(src, games[j], acts[j], nacts[j], worlds, oracle, seeds[j], params, work, start[j], pool[j],
-                      viewer, acc)
+        expand_one_nb(src, j, ex, params, work, pool, viewer, acc)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -106,12 +122,11 @@ def critic_obs_range_nb(lo, hi, work, rows, viewer, params, size, out):
 # 16 worlds x 4 candidates = 64 leaves) run the serial kernel: waking the thread pool for them cost more than the
 # work, and on a loaded machine a stalled thread held up every call.
 @nb.njit(cache=True, parallel=True)
-def expand_nb(nchunks, src, games, acts, nacts, start, worlds, oracle, seeds, params, work, pool, viewer, acc):
-    b = games.shape[0]
+def expand_nb(nchunks, src, ex, params, work, pool, viewer, acc):
+    b = ex.games.shape[0]
     size = (b + nchunks - 1) // nchunks
     for c in nb.prange(nchunks):
-        expand_range_nb(c * size, min(b, (c + 1) * size), src, games, acts, nacts, start, worlds, oracle, seeds,
-                        params, work, pool, viewer, acc)
+        expand_range_nb(c * size, min(b, (c + 1) * size), src, ex, params, work, pool, viewer, acc)
 
 
 @nb.njit(cache=True, parallel=True)

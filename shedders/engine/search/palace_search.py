@@ -3,15 +3,49 @@ see, try every legal action in the same sampled worlds, roll out with a policy o
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
+from shedders.engine.buffers import chunks_nb
 from shedders.engine.palace.layout import FAM_FAT, FAM_OG, N_DOWN, P_FAMILY, P_NPLAYERS, PH_OVER, PH_SETUP, R
 from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
 from shedders.engine.search.palace_policies import POLICY_EXPERT, POLICY_RANDOM, expert_choice_nb, greedy_choice_nb
+
+
+class SearchPlan(NamedTuple):
+    """How a search spends and values its rollouts: one record the kernels take whole, so a new search option is
+    one field. Build it with Python ints and bools (and float64 / int64 arrays) so every search shares one
+    compiled specialization."""
+
+    budget: int  # rollouts per decision
+    oracle: bool  # see every hidden card and the draw pile's order (no resampling)
+    halving: bool  # sequential halving over the legal actions instead of an even split
+    eps_milli: int  # random moves in the rollouts, per mille
+    max_plies: int  # a rollout's longest run, in decisions
+    leaf: int  # LEAF_*: how a rollout cut short is valued
+    leaf_w: np.ndarray  # float64: the fitted leaf's weights
+    policy: int  # POLICY_*: the viewer's rollout policy
+    others: int  # POLICY_*: everyone else's
+    off: np.ndarray  # int64: the expert policy's observation offsets (palace_policies)
+
+
+class SearchScratch(NamedTuple):
+    """Scratch rows: one per game of a batched search, one per thread when one decision's rollouts share the
+    threads (row 0 holds the decision's own mask, ids and values then)."""
+
+    mask: np.ndarray  # int8 (rows, N_ACTIONS): the searched decision's mask
+    ids: np.ndarray  # int16 (rows, N_ACTIONS): its legal ids
+    mask2: np.ndarray  # int8 (rows, N_ACTIONS): a rollout's
+    ids2: np.ndarray  # int16 (rows, N_ACTIONS)
+    pool: np.ndarray  # int8 (rows, cards): the hidden cards to resample
+    obs: np.ndarray  # int8 (rows, obs): the expert rollout policy's observation
+    vals: np.ndarray  # float64 (rows, N_ACTIONS): sequential halving's running sums
+    buf: np.ndarray  # float64 (>= max(budget, N_ACTIONS),): one decision's rollout rewards over the threads
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -291,17 +325,19 @@ def order_value_nb(s, d, viewer, params, leaf_w):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, ids, policy, others, obs, off):
-    """Play row d to its end (or ``max_plies`` more decisions): the viewer's decisions with ``policy``, everyone
-    else's with ``others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or POLICY_RANDOM),
-    each with a uniformly random legal action with probability eps_milli / 1000. Returns the reward ``viewer``
-    collects on the way. ``leaf`` values a rollout that stops short of the game's end: LEAF_NONE by the rewards
-    collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players still in go out by the
-    cards they hold, fewest first, each rewarded as going out is), LEAF_VALUE by ``leaf_value_nb`` with the
-    weights ``leaf_w`` (core-family rewards), LEAF_ORDER by ``order_value_nb`` (a model of the whole finishing
-    order, any family's rewards)."""
+def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
+    """Play row d to its end (or ``plan.max_plies`` more decisions): the viewer's decisions with ``plan.policy``,
+    everyone else's with ``plan.others`` (POLICY_GREEDY, POLICY_EXPERT, which writes observations to ``obs``, or
+    POLICY_RANDOM), each with a uniformly random legal action with probability eps_milli / 1000. Returns the
+    reward ``viewer`` collects on the way. ``plan.leaf`` values a rollout that stops short of the game's end:
+    LEAF_NONE by the rewards collected so far, LEAF_CARDS as the ``most_cards`` cap rule ends a game (the players
+    still in go out by the cards they hold, fewest first, each rewarded as going out is), LEAF_VALUE by
+    ``leaf_value_nb`` with the weights ``plan.leaf_w`` (core-family rewards), LEAF_ORDER by ``order_value_nb`` (a
+    model of the whole finishing order, any family's rewards)."""
+    eps_milli, leaf, leaf_w, policy, others, off = plan.eps_milli, plan.leaf, plan.leaf_w, plan.policy, \
+        plan.others, plan.off
     total = 0.0
-    for _ in range(max_plies):
+    for _ in range(plan.max_plies):
         if s.phase[d] == PH_OVER:
             break
         nl = legal_mask_nb(s, d, params, mask, ids)
@@ -328,39 +364,37 @@ def rollout_nb(s, d, viewer, params, eps_milli, max_plies, leaf, leaf_w, mask, i
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def worlds_value_nb(src, g, a, k0, k1, params, work, w0, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask2,
-                    ids2, pool, policy, others, obs, off):
+def worlds_value_nb(src, g, a, k0, k1, params, work, w0, seed, plan, scr):
     """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: the same stream, so the
-    same deal, for every action: search_one_nb's worlds)."""
+    same deal, for every action: search_one_nb's worlds), in work row ``w0`` with scratch row ``w0``."""
     viewer = np.int64(src.actor[g])
     v = 0.0
     for k in range(k0, k1):
         copy_game_nb(src, g, work, w0)
         work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
-        if not oracle:
-            determinize_nb(work, w0, viewer, params, pool)
+        if not plan.oracle:
+            determinize_nb(work, w0, viewer, params, scr.pool[w0])
         apply_nb(work, w0, a, params)
-        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, eps_milli, max_plies, leaf, leaf_w,
-                                                   mask2, ids2, policy, others, obs, off)
+        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, plan, scr.mask2[w0], scr.ids2[w0],
+                                                   scr.obs[w0])
     return v
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask, ids,
-                  mask2, ids2, pool, policy, others, obs, off):
+def search_one_nb(src, g, params, work, w0, seed, plan, scr):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
-    worlds (common random numbers), each followed by a rollout with ``policy``; returns the action of highest mean
-    reward.
-    ``oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's order."""
+    worlds (common random numbers), each followed by a rollout with ``plan.policy``; returns the action of highest
+    mean reward. ``plan.oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's
+    order. Work and scratch row ``w0``."""
+    mask, ids = scr.mask[w0], scr.ids[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
-    n_det = max(1, budget // nl)
+    n_det = max(1, plan.budget // nl)
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         a = np.int64(ids[i])
-        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, oracle, seed, eps_milli, max_plies, leaf,
-                            leaf_w, mask2, ids2, pool, policy, others, obs, off)
+        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, seed, plan, scr)
         if v > best_v:
             best_a, best_v = a, v
     return best_a
@@ -393,54 +427,43 @@ def better_half_nb(vals, ids, alive):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def halving_one_nb(src, g, params, work, w0, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask, ids,
-                   mask2, ids2, pool, policy, others, obs, off, vals):
+def halving_one_nb(src, g, params, work, w0, seed, plan, scr):
     """Sequential halving (Karnin, Koren and Somekh, ICML 2013) over the same worlds as search_one_nb: the budget
     is split evenly over ceil(log2(legal)) rounds; each round tries every surviving action in more worlds (the same
     new worlds for all of them) and keeps the better half by mean reward so far (ties: the earlier legal action).
-    Returns the last survivor. ``vals`` is scratch (float64, at least N_ACTIONS)."""
+    Returns the last survivor. Work and scratch row ``w0`` (``scr.vals[w0]``: the running sums)."""
+    mask, ids, vals = scr.mask[w0], scr.ids[w0], scr.vals[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
-    per_round = halving_start_nb(nl, budget, vals)
+    per_round = halving_start_nb(nl, plan.budget, vals)
     alive, done = nl, 0
     while alive > 1:
         upto = done + max(1, per_round // alive)
         for i in range(alive):
-            vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, oracle, seed,
-                                       eps_milli, max_plies, leaf, leaf_w, mask2, ids2, pool, policy, others,
-                                       obs, off)
+            vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, seed, plan, scr)
         done = upto
         alive = better_half_nb(vals, ids, alive)
     return np.int64(ids[0])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def search_range_nb(src, games, lo, hi, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, leaf_w,
-                    mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals):
+def search_range_nb(src, games, lo, hi, params, work, seeds, plan, scr, out):
     for j in range(lo, hi):
-        if halving:
-            out[j] = halving_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli,
-                                    max_plies, leaf, leaf_w, mask[j], ids[j], mask2[j], ids2[j], pool[j], policy,
-                                    others, obs[j], off, vals[j])
+        if plan.halving:
+            out[j] = halving_one_nb(src, games[j], params, work, j, seeds[j], plan, scr)
         else:
-            out[j] = search_one_nb(src, games[j], params, work, j, budget, oracle, seeds[j], eps_milli,
-                                   max_plies, leaf, leaf_w, mask[j], ids[j], mask2[j], ids2[j], pool[j], policy,
-                                   others, obs[j], off)
+            out[j] = search_one_nb(src, games[j], params, work, j, seeds[j], plan, scr)
 
 
 @nb.njit(cache=True, parallel=True)
-def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, eps_milli, max_plies, leaf, leaf_w,
-                    mask, ids, mask2, ids2, pool, policy, others, obs, off, out, halving, vals):
-    """Search the decisions of games[j] (one work row each), in chunks over the threads; ``halving`` chooses
-    sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
+def batch_search_nb(nchunks, src, games, params, work, seeds, plan, scr, out):
+    """Search the decisions of games[j] (work and scratch row j each), in chunks over the threads;
+    ``plan.halving`` chooses sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
     b = games.shape[0]
-    nt = max(1, min(nchunks, b))
-    size = (b + nt - 1) // nt
+    nt, size = chunks_nb(nchunks, b)
     for c in nb.prange(nt):
-        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, budget, oracle, seeds,
-                        eps_milli, max_plies, leaf, leaf_w, mask, ids, mask2, ids2, pool, policy, others, obs,
-                        off, out, halving, vals)
+        search_range_nb(src, games, c * size, min(b, (c + 1) * size), params, work, seeds, plan, scr, out)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -450,31 +473,29 @@ def batch_search_nb(nchunks, src, games, params, work, budget, oracle, seeds, ep
 # above, whatever the thread count.
 # --------------------------------------------------------------------------------------------------------------
 @nb.njit(cache=True, parallel=True)
-def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, oracle, seed, eps_milli, max_plies, leaf,
-                    leaf_w, mask2, ids2, pool, policy, others, obs, off, buf):
-    """buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the rollouts
-    split over ``nt`` threads (thread t takes every nt-th, in work row t)."""
+def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, seed, plan, scr):
+    """scr.buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the
+    rollouts split over ``nt`` threads (thread t takes every nt-th, in work and scratch row t)."""
     w = k1 - k0
     total = n_act * w
+    buf = scr.buf  # (taken out of the record before the parallel loop: numba's parfor writes a field's copy)
     for t in nb.prange(nt):
         for j in range(t, total, nt):  # strided: each thread gets some of every action's (unequal) rollouts
             buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
-                                     oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask2[t], ids2[t],
-                                     pool[t], policy, others, obs[t], off)
+                                     seed, plan, scr)
 
 
 @nb.njit(cache=True)
-def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli, max_plies, leaf, leaf_w, mask,
-                      ids, mask2, ids2, pool, policy, others, obs, off, halving, vals, buf):
-    """search_one_nb (or, with ``halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads (work and
-    scratch rows 0..nt-1; ``mask``, ``ids`` and ``vals`` one row; ``buf`` at least max(budget, N_ACTIONS))."""
+def search_one_par_nb(nt, src, g, params, work, seed, plan, scr):
+    """search_one_nb (or, with ``plan.halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads
+    (work and scratch rows 0..nt-1; the decision's mask, ids and values in scratch row 0)."""
+    mask, ids, vals, buf = scr.mask[0], scr.ids[0], scr.vals[0], scr.buf
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
-    if not halving:
-        n_det = max(1, budget // nl)
-        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, oracle, seed, eps_milli, max_plies, leaf,
-                        leaf_w, mask2, ids2, pool, policy, others, obs, off, buf)
+    if not plan.halving:
+        n_det = max(1, plan.budget // nl)
+        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, seed, plan, scr)
         best_a, best_v = np.int64(ids[0]), -1e30
         for i in range(nl):
             v = 0.0
@@ -483,13 +504,12 @@ def search_one_par_nb(nt, src, g, params, work, budget, oracle, seed, eps_milli,
             if v > best_v:
                 best_a, best_v = np.int64(ids[i]), v
         return best_a
-    per_round = halving_start_nb(nl, budget, vals)
+    per_round = halving_start_nb(nl, plan.budget, vals)
     alive, done = nl, 0
     while alive > 1:
         upto = done + max(1, per_round // alive)
         w = upto - done
-        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, oracle, seed, eps_milli, max_plies,
-                        leaf, leaf_w, mask2, ids2, pool, policy, others, obs, off, buf)
+        rollouts_par_nb(nt, src, g, ids, alive, done, upto, params, work, seed, plan, scr)
         for i in range(alive):
             v = 0.0
             for k in range(w):

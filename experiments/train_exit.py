@@ -25,26 +25,9 @@ through determinization):
    ``--critic-warmup`` rounds only the critic learns, and the search values its leaves with the policy's own value
    head; after that with the critic (``--leaf critic``), or with the value head throughout (``--leaf value``).
 
-What the first runs taught (core, 30 rounds of 128 games from the committed network, each guided search then
-measured against ``ppo`` on the same 128 selection deals, where the committed network's own guided search scores
-+0.089 [+0.041, +0.136]; ``experiments/RESULTS.md``):
-- the search's choice as target, the critic from its first round on, the value head trained too: -0.065;
-- the improved policy at temperature 0.05, otherwise the same: -0.135;
-- no policy target at all, only the critic and the value head: -0.005. The value head shares the policy's body, so
-  its loss alone moved the policy away from what made it good: ``--vf-coef`` is 0 by default since.
-- An untrained critic valued the first rounds' leaves at random, so their targets were noise: hence the warm-up.
-- The committed network with the third run's critic (3,840 games of training) at its leaves: -0.026 [-0.076,
-  +0.023]. That critic values leaves worse than the network's own value head, so the champion does not use it.
-- ``--expert search:budget=1024`` (imitating the plain search that beats the network's guided search): the network
-  agreed with the search's choice in 50% of the searched decisions at the start and put 0.15 nats of entropy on
-  its choices (it is nearly deterministic, with its own way of playing); training raised its entropy without
-  raising
-  the agreement (0.50, 0.47, 0.40 over 3 rounds), and after 3 rounds it played -0.570 [-0.600, -0.541] a seat
-  against the committed network (after 1: -0.073). Imitation of an expert whose play differs this much, from this
-  network, passes through worse players first; a run long enough to come out the other side was not made.
-- ``--min-gap 0.05 --anchor-coef 1.0 --leaf value``: the agreement still fell (0.94 to 0.82 in 11 rounds) and the
-  network after them played -0.198 [-0.247, -0.149] a seat against the committed one. The small guided search's
-  corrections are mostly noise; a policy that learns them spreads out and its rollouts make the next search worse.
+What its first runs taught (the search's choice or the improved policy as target, the critic, a fixed expert to
+imitate, confident corrections only) is in ``experiments/RESULTS.md`` ("Expert iteration: what the first runs
+taught"): so far every run made the network worse than the committed one.
 
 The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``save_file``), with the critic added,
 so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.

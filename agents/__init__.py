@@ -161,6 +161,5 @@ def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int 
     given = [k for k in opts if k in ("ruleset", "num_players", "seed") or k in options]
     if given:
         raise ValueError(f"agent spec {spec!r} sets {given[0]!r}, which the caller gives (ruleset, num_players, "
-                         "seed "
-                         f"and the table's options are not agent options)")
+                         f"seed and the table's options are not agent options)")
     return make(name, ruleset, num_players, seed=seed, **opts, **options)

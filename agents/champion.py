@@ -99,8 +99,7 @@ CHAMPIONS: tuple[Champion, ...] = (
              why="``search:budget=1024`` - guided: +0.167 [+0.125, +0.209] (200 deals, seed 306); then "
                  "``search:budget=1024+eps=0.2`` - ``search:budget=1024`` (search's default ``eps`` 0.1): +0.104 "
                  "[+0.038, +0.171] (the first 64 of those deals; ``eps=0.3`` +0.125 [+0.009, +0.241] and "
-                 "``eps=0`` "
-                 "-0.208 [-0.295, -0.122] on the first 32)"),
+                 "``eps=0`` -0.208 [-0.295, -0.122] on the first 32)"),
     Champion("fatality", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS,
              settings=_frozen(eps=0.2),
              table="fatality at 4 players with ``time_budget`` of at least 25 ms",
@@ -110,41 +109,33 @@ CHAMPIONS: tuple[Champion, ...] = (
     Champion("core", "cut", seconds=0.005 / 1007, least=0.005,
              settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
              table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms "
-                   "(the "
-                   "default 10 ms)",
+                   "(the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions and valued by the fitted leaf "
                       "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, "
-                      "2,014 at "
-                      "10 ms)",
+                      "2,014 at 10 ms)",
              why="``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, "
                  "+0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 "
-                 "deals), "
-                 "at a little more cost"),
+                 "deals), at a little more cost"),
     Champion("fatality", "cut", seconds=0.005 / 640, least=0.005,
              settings=_frozen(eps=0.3, max_plies=16, leaf="value"),
              table="fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted "
                       "finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` "
-                      "buys "
-                      "(640 at 5 ms, 1,280 at 10 ms)",
+                      "buys (640 at 5 ms, 1,280 at 10 ms)",
              why="``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, "
                  "+0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 "
-                 "decisions, "
-                 "``eps`` 0.1 to 0.4)"),
+                 "decisions, ``eps`` 0.1 to 0.4)"),
     Champion("og", "cut", seconds=0.01 / 1060, least=0.01, settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
              table="og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted "
-                      "leaf "
-                      "(``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 ms, "
-                      "2,650 "
-                      "at 25 ms)",
+                      "leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 "
+                      "ms, 2,650 at 25 ms)",
              why="``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, "
                  "+0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); "
                  "``search:budget=1024`` "
                  "on the same deals +0.057 [+0.006, +0.109]; at 25 ms, "
                  "``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 "
-                 "[+0.006, "
-                 "+0.109] (128 deals, seed 201)"),
+                 "[+0.006, +0.109] (128 deals, seed 201)"),
     Champion("omg", "search", players=None, seconds=12e-6, needs="leaf", settings=_frozen(eps=0.0, leaf="value"),
              table="omg at 4 players (the shipped deck)",
              champion="``search`` without random moves in its rollouts and the fitted leaf "
@@ -153,28 +144,23 @@ CHAMPIONS: tuple[Champion, ...] = (
                       "``time_budget`` buys (833 at 10 ms)",
              why="``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 "
                  "deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 "
-                 "fresh "
-                 "deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 "
-                 "[-0.027, "
-                 "+0.033] (seed 365)"),
+                 "fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 "
+                 "[-0.027, +0.033] (seed 365)"),
     Champion("omg", "search", players=None, seconds=12e-6,
              table="omg at other player counts, or another deck",
              champion="``search``, as many rollouts as ``time_budget`` buys",
              why="omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed "
-                 "omg "
-                 "``ppo`` (+0.108 [+0.066, +0.151], seed 364)"),
+                 "omg ``ppo`` (+0.108 [+0.066, +0.151], seed 364)"),
     Champion("core", "guided", needs="checkpoint",
              table="core below 5 ms",
              champion="``guided`` over the committed ``ppo`` network, ``worlds`` from ``time_budget``, depth "
-                      "16, 4 "
-                      "candidates",
+                      "16, 4 candidates",
              why="guided - ppo: +0.089 [+0.041, +0.136]"),
     Champion("fatality", "guided", needs="checkpoint",
              table="fatality below 5 ms",
              champion="``guided``, as core's",
              why="guided - ppo: +0.055 [-0.010, +0.119]; ``search:budget=1024`` is level with guided (-0.023 "
-                 "[-0.078, "
-                 "+0.031] for guided, seed 316)"),
+                 "[-0.078, +0.031] for guided, seed 316)"),
     Champion("south_african", "guided", needs="checkpoint",
              table="south_african at 4 players, any budget (the default 10 ms)",
              champion="``guided``, as core's (16 worlds at the default)",
@@ -183,8 +169,7 @@ CHAMPIONS: tuple[Champion, ...] = (
              table="og at 4 players below 10 ms (any table a committed checkpoint plays)",
              champion="``ppo``, the committed checkpoint",
              why="guided - ppo -0.013 [-0.064, +0.038]: the guided search adds nothing in og, the ruleset with "
-                 "the "
-                 "most luck, at 40 times the cost"),
+                 "the most luck, at 40 times the cost"),
     Champion(None, "expert", players=None,
              table="the palace rulesets at other player counts, house with other toggles",
              champion="``expert``", why="no checkpoint is trained for them"),

@@ -140,8 +140,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     keys = [k for k in rounds["old"][0] if k != "file"]
     lines = [f"# {here} against {rev}, side by side", "",
              (f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per "
-              "tree "
-             f"(medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
+             f"tree (medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
              f"{os.cpu_count()} cores."), "",
              f"| measure | {rev} | {here} | new / old |", "|---|---:|---:|---:|"]
     for k in keys:

@@ -301,8 +301,7 @@ def lean_section(args, rounds: int, say):
     say("## The engine like for like: with and without observations, against crazy_eights with and without")
     say()
     say(f"Batch 4,096, 2 threads. OpenSpiel `crazy_eights`, {steps:,} steps a round: {peer[True]:,.0f} "
-        "steps/s with "
-        f"`observation_tensor()` every step, {peer[False]:,.0f} without.")
+        f"steps/s with `observation_tensor()` every step, {peer[False]:,.0f} without.")
     say()
     say("| ruleset | with observations | x crazy_eights (with) | without | x crazy_eights (without) |")
     say("|---|---:|---:|---:|---:|")
@@ -387,8 +386,7 @@ def peer_section(args, rounds: int, say):
     result = r
     say("## Our PPO against SB3-contrib's MaskablePPO (`benchmarks.train_peer`)")
     say()
-    say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of "
-        "training "
+    say(f"core, 4 players, one learner against three greedy, 128x2 networks, {args.peer_seconds:g} s of training "
         f"each, then 100 fresh deals with the learner in every seat (most_cards at the cap).")
     say()
     say("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
@@ -515,12 +513,10 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
             p = prof[rs]
             lines.append(
                 f"- `{rs}` engine: {goal}x crazy_eights is {goal * lean['peer'][True]:,.0f} steps/s, {need:.0f} "
-                "ns per "
-                f"game-step x {threads} threads with `sample_legal`; the step takes "
+                f"ns per game-step x {threads} threads with `sample_legal`; the step takes "
                 f"{p['step'] + p['sample']:.0f}: "
                 f"apply and bookkeeping {p['apply + bookkeeping']:.0f}, the mask {p['legal']:.0f}, the "
-                "observation "
-                f"{p['step'] - p['step (no obs)']:.0f} (observing alone {p['observe']:.0f}), sampling "
+                f"observation {p['step'] - p['step (no obs)']:.0f} (observing alone {p['observe']:.0f}), sampling "
                 f"{p['sample']:.0f}. "
                 f"Without observations both ways it is {lean[rs][1] / lean['peer'][False]:.0f}x "
                 f"({lean[rs][1]:,.0f} "

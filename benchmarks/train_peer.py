@@ -142,8 +142,7 @@ def main(argv: list[str] | None = None) -> dict:
         evals = {k: evaluate(cfg, v["act"]) for k, v in results.items()}
     rewards = {k: e[0] for k, e in evals.items()}
     print(f"{cfg.ruleset}, {cfg.players} players, learner against greedy, hidden {cfg.hidden}, {cfg.seconds:g} "
-          "s of "
-          f"training each, torch threads {cfg.threads}, cap_rule {cfg.cap_rule}:")
+          f"s of training each, torch threads {cfg.threads}, cap_rule {cfg.cap_rule}:")
     print("| trainer | engine steps/s | learner decisions/s | reward vs greedy (95% CI) | games at the cap |")
     print("|---|---:|---:|---|---:|")
     for k, v in results.items():

@@ -141,8 +141,7 @@ def report(r: dict) -> str:
     if r["think_s"] is not None:
         w = r["watched_ms"]
         text += (f"\none game's agent thought for {r['think_s']:.1f} s meanwhile; {r['watched']} reads of that "
-                 "game: "
-                 f"p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
+                 f"game: p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
                  f"max {w['max_ms']:.1f} ms")
     return text
 

@@ -73,8 +73,7 @@ def parse(argv=None) -> argparse.Namespace:
     ap.add_argument("--ruleset", default="core", choices=RULESETS)
     ap.add_argument("--model", default=None, choices=("loser", "order", "winner"),
                     help="who loses, the whole finishing order, or (omg) who wins (default: order for fatality "
-                         "and "
-                         "og, winner for omg, else loser)")
+                         "and og, winner for omg, else loser)")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--samples", type=int, default=200_000, help="training states")
     ap.add_argument("--test-samples", type=int, default=50_000, help="held-out states (seed + 1)")

@@ -163,8 +163,7 @@ def outside_note(rs: dict) -> str:
     if hi > 1:
         why.append(f"the random effect can be negative (fictive {rs['fictive']} {rs['means'][rs['fictive']]:+.3f} "
                    f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper "
-                   "bound "
-                   "within the noise, so its budget or its model of the field falls short")
+                   "bound within the noise, so its budget or its model of the field falls short")
     if lo < 0:
         why.append(f"the learning effect can be negative (best {rs['best']} against beginner {rs['beginner']} "
                    f"{rs['means'][rs['beginner']]:+.3f}): on the measured deals the chosen player is not clearly "

@@ -588,9 +588,8 @@ def _omg_after(rules, b, a, p, name, penalty_draw, viewer) -> list[str]:
 # the rules in short ('?' in the terminal, the web page's help)
 # --------------------------------------------------------------------------------------------------------------
 PALACE_COMMON = ("Play one or more cards of one rank, equal to or higher than the pile's top (2 < 3 < ... < K < "
-                 "A), "
-                 "or pick the pile up. Hand first; face-up cards once the hand and draw pile are empty; face-down "
-                 "cards last, flipped blind. Draw back to 3 while the draw pile lasts.")
+                 "A), or pick the pile up. Hand first; face-up cards once the hand and draw pile are empty; "
+                 "face-down cards last, flipped blind. Draw back to 3 while the draw pile lasts.")
 def rules_text(rules) -> str:
     """The ruleset's rules in short (its record's ``short_rules``), with the toggles on and omg's powers spelled
     out."""

@@ -85,8 +85,7 @@ def pytest_report_header(config):
 
     n = cached_kernels()
     return (f"numba kernels cached: {n}" if n else "numba kernels cached: none; the first tests compile them (a "
-                                                   "few "
-            "minutes on two cores; the output sits still meanwhile)")
+            "few minutes on two cores; the output sits still meanwhile)")
 
 
 @pytest.fixture(scope="session", autouse=True)

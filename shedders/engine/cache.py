@@ -80,8 +80,7 @@ def cached_kernels() -> int:
 
 
 COMPILING = ("shedders: no numba kernel is cached yet, so each compiles on its first call (a few minutes in all "
-             "on "
-             "two cores, once; later runs load them from the cache)")
+             "on two cores, once; later runs load them from the cache)")
 
 
 def notice_if_cold(stream) -> bool:

@@ -93,9 +93,8 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# og: the restaurant game with covers, blinds and sneaking (seed 000)",
         seed_text=("seed_000_og.md",), specs=("specs_og.md",), rewards_doc="rewards_og.md",
         short_rules="og: 3-5 players. {common} 2 on anything, resets. 3 on anything: it leaves play and the next "
-                    "player must pick up the pile. 7 only on 2-7; next must play 7 or lower. 10 burns. A full "
-                    "set (4 "
-                    "of a rank on top) burns. Out of turn, you may sneak a card of the rank just played. No "
+                    "player must pick up the pile. 7 only on 2-7; next must play 7 or lower. 10 burns. A full set "
+                    "(4 of a rank on top) burns. Out of turn, you may sneak a card of the rank just played. No "
                     "voluntary pickup. The first out wins.",
     ),
     Ruleset(
@@ -105,19 +104,16 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# fatality: forced play, named Jokers, 8 skips and finishing-position scoring (seed 002)",
         seed_text=("seed_002_fatality.md",), specs=("specs_fatality.md",),
         rewards_doc="rewards_fatality.md",
-        short_rules="fatality: {common} 2 and 3 are wild. 7: next must play 7 or lower. 8 skips one player per "
-                    "8. 10 "
-                    "burns and you play again. Four of a rank burns. Jokers stand for any rank. With an empty "
-                    "hand "
-                    "you may pick up the pile with face-up cards of one rank. Last holding cards loses.",
+        short_rules="fatality: {common} 2 and 3 are wild. 7: next must play 7 or lower. 8 skips one player per 8. "
+                    "10 burns and you play again. Four of a rank burns. Jokers stand for any rank. With an empty "
+                    "hand you may pick up the pile with face-up cards of one rank. Last holding cards loses.",
     ),
     Ruleset(
         "core", players=(2, 5),
         title="# core: Shithead's foundation (seed 003, variant Core)",
         seed_text=("seed_003_core.md",), specs=("specs_core.md",),
         short_rules="core: {common} 2 resets the pile. 5 mirrors the card beneath it. 7: next must play under 7 "
-                    "(or "
-                    "a wild). 10 burns and you go again. Four of a rank burns. Last holding cards loses.",
+                    "(or a wild). 10 burns and you go again. Four of a rank burns. Last holding cards loses.",
     ),
     Ruleset(
         "south_african", players=(2, 6), preset=_frozen(SOUTH_AFRICAN),
@@ -125,10 +121,8 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         seed_text=("seed_003_core.md", "seed_003_south_african.md"),
         specs=("specs_core.md", "specs_south_african.md"),
         short_rules="south_african: core's rules, plus: 8 skips (one per 8), Q reverses the direction, A "
-                    "nominates "
-                    "a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker makes "
-                    "the next "
-                    "player pick up the pile unless someone counters with a Joker.",
+                    "nominates a player who must answer with a 2, 5, A or Joker or pick up the pile, and a Joker "
+                    "makes the next player pick up the pile unless someone counters with a Joker.",
     ),
     Ruleset(
         "house", toggles=HOUSE_TOGGLES, bases=("core", "south_african"), version=1,
@@ -148,10 +142,8 @@ REGISTRY: dict[str, Ruleset] = {r.name: r for r in (
         title="# omg: the god-themed matching game (seed 001)",
         seed_text=("seed_001_omg.md",), specs=("specs_omg.md",),
         short_rules="omg: play any card; it strikes when it matches the top card's number or god. Otherwise you "
-                    "draw "
-                    "a penalty: the difference of the numbers, plus 1 if the colors differ. A card with a * has "
-                    "its "
-                    "god's power. The first empty hand at the end of its own turn wins. Powers: {powers}.",
+                    "draw a penalty: the difference of the numbers, plus 1 if the colors differ. A card with a * "
+                    "has its god's power. The first empty hand at the end of its own turn wins. Powers: {powers}.",
     ),
 )}
 

@@ -180,8 +180,7 @@ def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
     for key, value in opts.items():
         if key not in allowed:
             raise BadRequest(f"opponents: unknown option {key!r} for {name!r} on this server (no paths, devices "
-                             "or "
-                             f"rule changes); options: {', '.join(allowed) or 'none'}")
+                             f"or rule changes); options: {', '.join(allowed) or 'none'}")
         checked[key] = _option(name, key, value, allowed[key])
     try:
         return agents.make(name, ruleset, players, seed=seed, **checked, **game_options)

@@ -10,7 +10,10 @@ determinized search over a network: its policy as prior and rollout policy, its 
 palace rulesets, engine state needed; ``agents/guided.py``) and ``champion`` (the strongest of them per table,
 ``agents/champion.py``). omg has its own
 ``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
-``make_spec("search:budget=64")`` builds an agent from a command-line spec.
+``make_spec("search:budget=64")`` builds an agent from a command-line spec. A spec may also name a class written
+outside this package (``my_pkg.my_module:MyAgent``, ``path/to/file.py:MyAgent``, each optionally followed by
+``:key=value+key=value``) or an agent an installed package offers through the entry-point group ``shedders.agents``:
+see ``agents/outside.py``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from agents.greedy import GreedyAgent
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
+from agents.outside import AgentError, looks_outside
 from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
 from shedders.rules import lookup, make_rules
@@ -63,6 +67,7 @@ AGENTS_BY_FAMILY = {"palace": REGISTRY, "omg": OMG_AGENTS}
 __all__ = [
     "REGISTRY",
     "Agent",
+    "AgentError",
     "ChampionAgent",
     "ExpertAgent",
     "GreedyAgent",
@@ -74,6 +79,7 @@ __all__ = [
     "as_aec_policy",
     "check_batch",
     "check_options",
+    "is_outside",
     "make",
     "make_spec",
     "offered_agents",
@@ -81,10 +87,21 @@ __all__ = [
 ]
 
 
+def is_outside(name: str) -> bool:
+    """Whether agent ``name`` (a spec's name part) is not built in: an outside class or an entry point's name."""
+    return name not in REGISTRY
+
+
 def agent_class(name: str, ruleset: str):
-    """The class (or factory) that builds agent ``name`` for ``ruleset``; ``ValueError`` for an unknown name."""
-    if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)}")
+    """The class (or factory) that builds agent ``name`` for ``ruleset``: a built-in agent, an outside class
+    (``pkg.mod:Cls``, ``file.py:Cls``) or an installed entry point's; ``ValueError`` for an unknown name."""
+    if is_outside(name):
+        from agents import outside
+
+        if ":" not in name and name not in outside.offered():
+            raise ValueError(f"unknown agent {name!r}; available: {', '.join(REGISTRY)} (and outside classes, "
+                             f"module:Class or file.py:Class, or entry points of {outside.ENTRY_POINT_GROUP})")
+        return outside.load_class(name)
     offered = offered_agents(ruleset)
     if name not in offered:
         raise ValueError(f"agent {name!r} is not available for {ruleset} yet; available for {ruleset}: "
@@ -101,6 +118,10 @@ def agent_options(name: str, ruleset: str = "core") -> list[str]:
     """The option names agent ``name`` takes for ``ruleset``: its own (``budget``, ``checkpoint``, ...) and the
     ruleset's (``base``, ``rules``, ``ply_cap``, ``deck``), read off the constructors' signatures."""
     factory = agent_class(name, ruleset)
+    if is_outside(name):
+        from agents.outside import constructor_takes
+
+        return sorted(constructor_takes(factory)[0] - {"self", "ruleset", "num_players", "seed"})
     if factory in _LAZY:
         import importlib
 
@@ -126,9 +147,22 @@ def check_options(name: str, ruleset: str, options: dict) -> None:
             raise ValueError(f"unknown option {key!r} for agent {name!r}; valid options: {', '.join(valid)}")
 
 
+#: the options of a table, not of an agent: an outside agent gets them only when its constructor takes them
+GAME_OPTIONS = ("base", "rules", "ply_cap", "cap_rule", "deck")
+
+
 def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """The agent called ``name`` for ``ruleset`` at ``num_players``; ``ValueError`` for an unknown name or option
-    (naming it and listing the valid ones) and for a bad option value."""
+    (naming it and listing the valid ones) and for a bad option value. ``name`` may name an outside class
+    (``pkg.mod:Cls``, ``file.py:Cls``) or an installed entry point: see ``agents/outside.py``; such an agent is
+    wrapped so that it can only answer legal actions (``AgentError``, a ``ValueError``, otherwise)."""
+    if is_outside(name):
+        from agents import outside
+
+        agent_class(name, ruleset)  # an unknown bare name: the built-in names listed
+        game = {k: v for k, v in options.items() if k in GAME_OPTIONS}
+        own = {k: v for k, v in options.items() if k not in GAME_OPTIONS}
+        return outside.build(name, ruleset, num_players, seed, own, game)
     factory = agent_class(name, ruleset)
     check_options(name, ruleset, options)
     try:
@@ -138,9 +172,17 @@ def make(name: str, ruleset: str = "core", num_players: int = 4, seed: int | Non
 
 
 def parse_agent(spec: str) -> tuple[str, dict]:
-    """``"search:budget=128+eps=0.1"`` -> ("search", {"budget": 128, "eps": 0.1})."""
+    """``"search:budget=128+eps=0.1"`` -> ("search", {"budget": 128, "eps": 0.1}); an outside class keeps its
+    target in the name: ``"pkg.mod:MyAgent:depth=3"`` -> ("pkg.mod:MyAgent", {"depth": 3}), and so does
+    ``"dir/file.py:MyAgent"``. ``@label`` after the name (``greedy@2``, ``file.py:MyAgent@2``) is dropped."""
     name, _, opts = spec.partition(":")
-    name = name.partition("@")[0]  # "greedy@2": a second greedy, reported under its own label
+    second, _, rest = opts.partition(":")
+    if name not in REGISTRY and looks_outside(name, second.partition("@")[0]):
+        name, opts = f"{name}:{second}", rest
+        target, _, cls = name.rpartition(":")
+        name = f"{target}:{cls.partition('@')[0]}"
+    else:
+        name = name.partition("@")[0]  # "greedy@2": a second greedy, reported under its own label
     options = {}
     for kv in filter(None, opts.split("+")):
         k, eq, v = kv.partition("=")

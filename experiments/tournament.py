@@ -26,7 +26,9 @@ its mean reward over them), updated game by game in a fixed order with no skill 
 learn during a tournament), reported as mu +- 1.96 sigma.
 
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
-second copy of an agent under its own label (``greedy,greedy@2``). Agents are built from
+second copy of an agent under its own label (``greedy,greedy@2``). An agent written elsewhere enters as
+``my_pkg.my_module:MyAgent`` or ``path/to/file.py:MyAgent`` (options after another ``:``), or by the name its package
+offers through the entry-point group ``shedders.agents`` (``agents/outside.py``). Agents are built from
 ``agents.make`` with a seed derived from the tournament seed, per chunk, so results do not depend on
 ``--workers``. ``--backend ray`` spreads chunks over a Ray cluster (``$RAY_ADDRESS``, or a local one with
 ``--workers`` CPUs) on long-lived workers: see ``experiments/ray_backend.py`` for running it on a real cluster.
@@ -52,6 +54,7 @@ import agents as agents_pkg
 import shedders
 from agents import parse_agent
 from agents.base import act_in
+from agents.outside import source_digest
 from experiments import ray_backend
 from experiments.stats import mean_ci, paired_difference, paired_rewards
 from shedders.commandline import build_parser, config_from
@@ -149,27 +152,51 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         for j in range(n):
             for i in range(n):
                 seat_agent[d * n + j, i] = lineup[d, (i - j) % n]
-    vg = shedders.VectorGame(cfg.ruleset, rows, n, seed=cfg.seed, autoreset=False, ply_cap=cfg.ply_cap,
-                             cap_rule=cfg.cap_rule)
-    vg.reset(seeds=np.repeat(deal_seeds, n))
     built = []
     for idx, spec in enumerate(cfg.agents):
         name, options = parse_agent(spec)
         seed = int(np.random.default_rng([cfg.seed, chunk, 2, idx]).integers(2**31))
         built.append(agents_pkg.make(name, cfg.ruleset, n, seed=seed, **options))
+    keep = min(cfg.replays, rows) if chunk == 0 else 0
+    played = play_games(cfg.ruleset, n, np.repeat(deal_seeds, n), seat_agent, built, cfg.agents,
+                        dict(seed=cfg.seed, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule), keep, "tournament")
+    total, placing, plies, truncated, replays = (played[k] for k in ("reward", "placing", "plies", "truncated",
+                                                                     "replays"))
+    all_rows = np.arange(rows)
+    return {
+        "replays": replays,
+        "chunk": chunk,
+        "deal": (first + all_rows // n).tolist(),
+        "seat_agent": seat_agent.tolist(),
+        "reward": total.tolist(),
+        "placing": placing.tolist(),
+        "plies": plies.tolist(),
+        "truncated": truncated.tolist(),
+    }
 
-    ACTION_NAMES = action_names(vg.rules)
 
-    keep = range(min(cfg.replays, rows)) if chunk == 0 else range(0)
-    replays = {r: Replay.start(vg.rules, vg.state_dict(r), vg.state.rng[r], seed=int(deal_seeds[r // n]),
-                               players=[cfg.agents[seat_agent[r, i]] for i in range(n)], source="tournament")
-               for r in keep}
+def play_games(ruleset: str, n: int, seeds: np.ndarray, seat_agent: np.ndarray, built: list, labels: list[str],
+               game_options: dict, keep: int = 0, source: str = "tournament") -> dict:
+    """Play one game per row to its end: row r dealt from ``seeds[r]``, seat i played by ``built[seat_agent[r, i]]``
+    (agents act on all the rows where they are to move at once). Returns per row the summed ``reward`` (rows, n),
+    the finishing ``placing`` (padded with -1), ``plies`` and ``truncated``; the first ``keep`` rows as replay lines
+    (``replays``, seats labelled from ``labels``); and per agent the seconds spent in its ``act`` calls
+    (``act_seconds``) and the decisions it made (``decisions``)."""
+    rows = len(seeds)
+    vg = shedders.VectorGame(ruleset, rows, n, autoreset=False, **game_options)
+    vg.reset(seeds=seeds)
+    names = action_names(vg.rules)
+    replays = {r: Replay.start(vg.rules, vg.state_dict(r), vg.state.rng[r], seed=int(seeds[r]),
+                               players=[labels[seat_agent[r, i]] for i in range(n)], source=source)
+               for r in range(min(keep, rows))}
     total = np.zeros((rows, n))
     placing = np.full((rows, n), -1, np.int64)
     plies = np.zeros(rows, np.int64)
     truncated = np.zeros(rows, bool)
     live = np.ones(rows, bool)
     all_rows = np.arange(rows)
+    act_seconds = np.zeros(len(built))
+    decisions = np.zeros(len(built), np.int64)
     while live.any():
         actions = np.full(rows, -1, np.int64)
         acting = seat_agent[all_rows, np.maximum(vg.current_player, 0)]
@@ -177,12 +204,15 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
             sel = np.flatnonzero(live & (acting == k))
             if not len(sel):
                 continue
+            t = time.perf_counter()
             actions[sel] = act_in(agent, vg, sel)
-        movers = [(r, int(vg.current_player[r]), int(actions[r])) for r in keep if live[r]]
+            act_seconds[k] += time.perf_counter() - t
+            decisions[k] += len(sel)
+        movers = [(r, int(vg.current_player[r]), int(actions[r])) for r in replays if live[r]]
         vg.step(actions)
         total += vg.rewards
         for r, seat, a in movers:
-            replays[r].add(seat, a, ACTION_NAMES[a], vg.state_dict(r))
+            replays[r].add(seat, a, names[a], vg.state_dict(r))
         ended = np.flatnonzero(live & (vg.terminated | vg.truncated))
         if len(ended):
             placing[ended] = vg.final_placing[ended]
@@ -192,16 +222,9 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
             for r in ended:
                 if r in replays:
                     replays[r].finish(vg.state_dict(r)["placing"], total[r], truncated[r])
-    return {
-        "replays": [replays[r].lines() for r in keep],
-        "chunk": chunk,
-        "deal": (first + all_rows // n).tolist(),
-        "seat_agent": seat_agent.tolist(),
-        "reward": total.tolist(),
-        "placing": placing.tolist(),
-        "plies": plies.tolist(),
-        "truncated": truncated.tolist(),
-    }
+    return {"reward": total, "placing": placing, "plies": plies, "truncated": truncated,
+            "replays": [replays[r].lines() for r in sorted(replays)], "act_seconds": act_seconds,
+            "decisions": decisions}
 
 
 def places(order, n: int) -> np.ndarray:
@@ -458,13 +481,18 @@ RESULT_FREE = ("workers", "backend", "out", "name", "replays", "games")
 def result_key(cfg: Config) -> dict:
     """Everything that changes the games of a chunk: a saved chunk is reused only under the same key. An agent
     option naming a file (``ppo:checkpoint=PATH``) is keyed by the file's content too: a retrained checkpoint at
-    the same path is another agent."""
+    the same path is another agent; so is an outside agent's source file (``file.py:MyAgent``, or the module's)."""
     key = {k: v for k, v in asdict(cfg).items() if k not in RESULT_FREE}
     files = {}
     for spec in cfg.agents:
-        for value in parse_agent(spec)[1].values():
+        name, options = parse_agent(spec)
+        for value in options.values():
             if isinstance(value, str) and Path(value).is_file():
                 files[value] = hashlib.sha256(Path(value).read_bytes()).hexdigest()[:16]
+        if agents_pkg.is_outside(name):  # an outside agent's code: an edited agent is another agent
+            digest = source_digest(name)
+            if digest is not None:
+                files[name] = digest
     if files:
         key["files"] = files
     return key

@@ -12,8 +12,8 @@ palace rulesets, engine state needed; ``agents/guided.py``) and ``champion`` (th
 ``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
 ``make_spec("search:budget=64")`` builds an agent from a command-line spec. A spec may also name a class written
 outside this package (``my_pkg.my_module:MyAgent``, ``path/to/file.py:MyAgent``, each optionally followed by
-``:key=value+key=value``) or an agent an installed package offers through the entry-point group ``shedders.agents``:
-see ``agents/outside.py``.
+``:key=value+key=value``) or an agent an installed package offers through the entry-point group
+``shedders.agents``: see ``agents/outside.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from agents.greedy import GreedyAgent
 from agents.omg_expert import OmgExpertAgent
 from agents.omg_greedy import OmgGreedyAgent
 from agents.omg_search import OmgOracleAgent, OmgSearchAgent
-from agents.outside import AgentError, looks_outside
+from agents.outside import AgentError, CheckedAgent, looks_outside
 from agents.random_agent import RandomAgent
 from agents.search import OracleAgent, SearchAgent
 from shedders.rules import lookup, make_rules
@@ -204,4 +204,10 @@ def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int 
     if given:
         raise ValueError(f"agent spec {spec!r} sets {given[0]!r}, which the caller gives (ruleset, num_players, "
                          f"seed and the table's options are not agent options)")
-    return make(name, ruleset, num_players, seed=seed, **opts, **options)
+    try:
+        agent = make(name, ruleset, num_players, seed=seed, **opts, **options)
+    except AgentError as e:  # name the whole spec, options and all
+        raise AgentError(str(e).replace(f"agent {name!r}", f"agent {spec!r}", 1)) from None
+    if isinstance(agent, CheckedAgent):
+        agent.spec = agent.name = spec
+    return agent

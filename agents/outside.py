@@ -3,10 +3,10 @@
 Every place that takes an agent spec (``experiments.tournament``, ``experiments.skill_luck``, ``shedders play
 --opponents``, ``shedders serve --agent``, ``shedders bench``) takes these forms besides the built-in names:
 
-    my_pkg.my_module:MyAgent                   # an importable module and a class in it
-    path/to/my_agent.py:MyAgent                # a Python file (a path relative to the working directory, or absolute)
+    my_pkg.my_module:MyAgent                       # an importable module and a class in it
+    path/to/my_agent.py:MyAgent                    # a Python file (relative to the working directory, or absolute)
     path/to/my_agent.py:MyAgent:depth=3+temp=0.5   # options, as for built-in agents
-    my_agent                                   # a name an installed package offers (entry points, see below)
+    my_agent                                       # a name an installed package offers (entry points, see below)
 
 The class is built as ``MyAgent(ruleset=R, num_players=N, seed=S, **options)`` and implements the batched
 ``act(observation, action_mask)`` of :class:`agents.Agent` (``(B, obs)`` and ``(B, A)`` in, ``(B,)`` integer
@@ -22,9 +22,9 @@ An installed package offers agents through the entry-point group ``shedders.agen
 A built-in name always wins over an entry point of the same name.
 
 The outside class is wrapped in :class:`CheckedAgent`, which checks every answer before it goes anywhere: an
-action that is not an integer id, is masked, or comes in the wrong shape raises :class:`AgentError` naming the spec,
-the row and the legal actions, and nothing reaches the engine. Every failure (a missing file or module, a missing
-class, a constructor that raises, an ``act`` that raises) is one :class:`AgentError` line naming the spec.
+action that is not an integer id, is masked, or comes in the wrong shape raises :class:`AgentError` naming the
+spec, the row and the legal actions, and nothing reaches the engine. Every failure (a missing file or module, a
+missing class, a constructor that raises, an ``act`` that raises) is one :class:`AgentError` line naming the spec.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _load_file(path: Path, spec: str):
     sys.modules[module_name] = module
     try:
         loader_spec.loader.exec_module(module)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (outside code may raise anything)
         del sys.modules[module_name]
         raise AgentError(f"agent {spec!r}: importing {str(path)!r} failed: {type(e).__name__}: {e}") from None
     return module
@@ -105,7 +105,7 @@ def load_class(name: str, spec: str | None = None):
                              f"({ENTRY_POINT_GROUP}) of that name")
         try:
             obj = eps[name].load()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (outside code may raise anything)
             raise AgentError(f"agent {spec!r}: loading entry point {eps[name].value!r} failed: "
                              f"{type(e).__name__}: {e}") from None
         cls_name = eps[name].value
@@ -116,7 +116,7 @@ def load_class(name: str, spec: str | None = None):
         else:
             try:
                 module = importlib.import_module(target)
-            except Exception as e:  # ModuleNotFoundError, or the module's own import failing
+            except Exception as e:  # noqa: BLE001 (ModuleNotFoundError, or the module's own import failing)
                 raise AgentError(f"agent {spec!r}: importing module {target!r} failed: "
                                  f"{type(e).__name__}: {e}") from None
         obj = getattr(module, cls_name, None)
@@ -175,7 +175,7 @@ def build(name: str, ruleset: str, num_players: int, seed: int | None, options: 
     extra = {k: v for k, v in (game_options or {}).items() if any_kw or k in takes}
     try:
         inner = cls(ruleset=ruleset, num_players=num_players, seed=seed, **options, **extra)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 (outside code may raise anything)
         raise AgentError(f"agent {spec!r}: building {cls.__name__} failed: {type(e).__name__}: {e}") from None
     return CheckedAgent(inner, spec, ruleset, num_players, seed, game_options or {})
 
@@ -203,7 +203,7 @@ class CheckedAgent(Agent):
             obs, mask = obs[None], mask[None]
         try:
             out = self.inner.act(obs, mask, **state) if self.needs_state else self.inner.act(obs, mask)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 (outside code may raise anything)
             raise AgentError(f"agent {self.spec!r}: act failed: {type(e).__name__}: {e}") from None
         actions = self.check(out, mask)
         return actions[0] if one else actions

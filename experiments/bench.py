@@ -11,8 +11,8 @@ The protocol ``bench-v1``:
   version; the card's ``deals_digest`` hashes the dealt tables themselves (every deal's starting state for the
   ruleset and player count), so two cards with the same digest were played on the same cards.
 - **Opponents and formats.** The agent plays one seat against ``players - 1`` copies of each reference opponent
-  (``random``, ``greedy``, ``expert``, ``search:budget=256``, ``champion``): format ``"1v3"`` at 4 players; and, at 4
-  players or more, two seats against the rest (``"2v2"``, seats 0 and 1 against 2 and 3 before rotation). Each
+  (``random``, ``greedy``, ``expert``, ``search:budget=256``, ``champion``): format ``"1v3"`` at 4 players; and,
+  at 4 players or more, two seats against the rest (``"2v2"``, seats 0 and 1 against 2 and 3 before rotation). Each
   deal is played in every seat rotation (duplicate format: the luck of the deal is shared by both sides), with
   ``cap_rule="most_cards"`` and the default ply cap.
 - **Scores.** Per opponent and format: the benchmarked agent's mean reward a seat (every ruleset pays zero-sum, so
@@ -26,9 +26,9 @@ The protocol ``bench-v1``:
 
 The card goes to the terminal, to ``--out FILE`` as JSON (written whole or not at all), and with ``--submit`` into
 the SQLite leaderboard (``shedders leaderboard``; ``--db``, else ``$SHEDDERS_DB``, else a file in the user's data
-directory). Finished cells are kept under ``runs/bench/`` (``--work``) and reused by a rerun with the same settings,
-so a killed bench loses only the cell it was playing. Cite a card by its protocol, ruleset, players, deals and
-``deals_digest``: ``bench-v1, core, 4 players, 200 deals, deals 3f2a...``.
+directory). Finished cells are kept under ``runs/bench/`` (``--work``) and reused by a rerun with the same
+settings, so a killed bench loses only the cell it was playing. Cite a card by its protocol, ruleset, players,
+deals and ``deals_digest``: ``bench-v1, core, 4 players, 200 deals, deals 3f2a...``.
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ import json
 import os
 import subprocess
 import sys
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -61,7 +60,6 @@ OPPONENTS = ("random", "greedy", "expert", "search:budget=256", "champion")
 DEALS = 200
 QUICK_DEALS = 32
 CAP_RULE = "most_cards"
-REPLAYS_PER_CELL = 1  # games kept as replays for the leaderboard's viewer: the first of each cell
 
 
 @dataclass
@@ -135,9 +133,9 @@ def code_version() -> dict:
     root = Path(shedders.__file__).resolve().parents[1]
     if (root / ".git").exists():
         try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                    timeout=10).stdout.strip()
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=root, capture_output=True,
+                                    text=True, timeout=10).stdout.strip()
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, cwd=root,
                                    capture_output=True, text=True, timeout=10).stdout.strip()
             out["git_commit"] = (commit + ("+dirty" if dirty else "")) or None
         except (OSError, subprocess.SubprocessError):
@@ -179,13 +177,15 @@ def play_cell(cfg: Config, seeds: np.ndarray, index: int, opponent: str, fmt: st
     built = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, index, k])
                                                                    .integers(2**31)))
              for k, spec in enumerate((cfg.agent, opponent))]
+    keep = n if fmt.startswith("1v") else 0  # the first deal's rotations; one of them is kept
     played = play_games(cfg.ruleset, n, np.repeat(seeds, n), seat_agent, built, [cfg.agent, opponent],
-                        dict(seed=0, cap_rule=CAP_RULE), keep=REPLAYS_PER_CELL, source=f"bench {PROTOCOL}")
+                        {"seed": 0, "cap_rule": CAP_RULE}, keep=keep, source=f"bench {PROTOCOL}")
+    whole = [lines for r, lines in enumerate(played["replays"]) if not played["truncated"][r]]
     return {"opponent": opponent, "format": fmt, "deal": (np.arange(rows) // n).tolist(),
             "rotation": (np.arange(rows) % n).tolist(), "seat_agent": seat_agent.tolist(),
             "reward": np.round(played["reward"], 9).tolist(), "placing": played["placing"].tolist(),
             "plies": played["plies"].tolist(), "truncated": played["truncated"].tolist(),
-            "replays": played["replays"], "act_seconds": float(played["act_seconds"][0]),
+            "replays": whole[:1], "act_seconds": float(played["act_seconds"][0]),
             "decisions": int(played["decisions"][0]), "git_commit": code_version()["git_commit"]}
 
 
@@ -258,10 +258,10 @@ def text(card: dict) -> str:
     """The card as the terminal prints it."""
     h = card["headline"]
     kind = " (QUICK: fewer deals; not comparable with full cards)" if card["quick"] else ""
-    lines = [f"shedders bench {card['protocol']}: {card['agent']} on {card['ruleset']}, {card['players']} players, "
-             f"{card['deals']} deals{kind}",
-             f"deals sha256 {card['deals_digest'][:16]}...  seeds sha256 {card['seeds_digest'][:16]}...  "
-             f"agent seed {card['seed']}",
+    lines = [(f"shedders bench {card['protocol']}: {card['agent']} on {card['ruleset']}, "
+              f"{card['players']} players, {card['deals']} deals{kind}"),
+             (f"deals sha256 {card['deals_digest'][:16]}...  seeds sha256 {card['seeds_digest'][:16]}...  "
+             f"agent seed {card['seed']}"),
              "",
              "| opponent | format | mean reward a seat (95%) | win share (95%) | games | capped |",
              "|---|---|---|---|---|---|"]
@@ -270,8 +270,8 @@ def text(card: dict) -> str:
                      f"| {r['win_rate']:.3f} [{r['win_lo']:.3f}, {r['win_hi']:.3f}] | {r['games']} "
                      f"| {r['capped']:.1%} |")
     lines += ["", f"headline (mean over the reference field): {h['mean']:+.3f} [{h['lo']:+.3f}, {h['hi']:+.3f}]",
-              f"time per decision: {card['timing']['ms_per_decision']:.3f} ms "
-              f"({card['timing']['decisions']} decisions, batched)"]
+              (f"time per decision: {card['timing']['ms_per_decision']:.3f} ms "
+              f"({card['timing']['decisions']} decisions, batched)")]
     return "\n".join(lines)
 
 
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> dict | None:
 
         with leaderboard.open_db(cfg.db) as db:
             entry, new = db.submit(card)
-        print(f"{'submitted' if new else 'already on'} the leaderboard ({db.path}) as entry {entry}")
+        print(f"{'submitted to' if new else 'already on'} the leaderboard ({db.path}) as entry {entry}")
     return card
 
 

@@ -27,8 +27,8 @@ learn during a tournament), reported as mu +- 1.96 sigma.
 
 Agent options: ``name:key=value+key=value`` in ``--agents`` (``search:budget=128``); ``name@label`` enters a
 second copy of an agent under its own label (``greedy,greedy@2``). An agent written elsewhere enters as
-``my_pkg.my_module:MyAgent`` or ``path/to/file.py:MyAgent`` (options after another ``:``), or by the name its package
-offers through the entry-point group ``shedders.agents`` (``agents/outside.py``). Agents are built from
+``my_pkg.my_module:MyAgent`` or ``path/to/file.py:MyAgent`` (options after another ``:``), or by the name its
+package offers through the entry-point group ``shedders.agents`` (``agents/outside.py``). Agents are built from
 ``agents.make`` with a seed derived from the tournament seed, per chunk, so results do not depend on
 ``--workers``. ``--backend ray`` spreads chunks over a Ray cluster (``$RAY_ADDRESS``, or a local one with
 ``--workers`` CPUs) on long-lived workers: see ``experiments/ray_backend.py`` for running it on a real cluster.
@@ -152,14 +152,12 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
         for j in range(n):
             for i in range(n):
                 seat_agent[d * n + j, i] = lineup[d, (i - j) % n]
-    built = []
-    for idx, spec in enumerate(cfg.agents):
-        name, options = parse_agent(spec)
-        seed = int(np.random.default_rng([cfg.seed, chunk, 2, idx]).integers(2**31))
-        built.append(agents_pkg.make(name, cfg.ruleset, n, seed=seed, **options))
+    built = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, chunk, 2, idx])
+                                                                .integers(2**31)))
+             for idx, spec in enumerate(cfg.agents)]
     keep = min(cfg.replays, rows) if chunk == 0 else 0
     played = play_games(cfg.ruleset, n, np.repeat(deal_seeds, n), seat_agent, built, cfg.agents,
-                        dict(seed=cfg.seed, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule), keep, "tournament")
+                        {"seed": cfg.seed, "ply_cap": cfg.ply_cap, "cap_rule": cfg.cap_rule}, keep, "tournament")
     total, placing, plies, truncated, replays = (played[k] for k in ("reward", "placing", "plies", "truncated",
                                                                      "replays"))
     all_rows = np.arange(rows)
@@ -177,11 +175,11 @@ def play_chunk(cfg_dict: dict, chunk: int, deals: int) -> dict:
 
 def play_games(ruleset: str, n: int, seeds: np.ndarray, seat_agent: np.ndarray, built: list, labels: list[str],
                game_options: dict, keep: int = 0, source: str = "tournament") -> dict:
-    """Play one game per row to its end: row r dealt from ``seeds[r]``, seat i played by ``built[seat_agent[r, i]]``
-    (agents act on all the rows where they are to move at once). Returns per row the summed ``reward`` (rows, n),
-    the finishing ``placing`` (padded with -1), ``plies`` and ``truncated``; the first ``keep`` rows as replay lines
-    (``replays``, seats labelled from ``labels``); and per agent the seconds spent in its ``act`` calls
-    (``act_seconds``) and the decisions it made (``decisions``)."""
+    """Play one game per row to its end: row r dealt from ``seeds[r]``, seat i played by
+    ``built[seat_agent[r, i]]`` (agents act on all the rows where they are to move at once). Returns per row the
+    summed ``reward`` (rows, n), the finishing ``placing`` (padded with -1), ``plies`` and ``truncated``; the first
+    ``keep`` rows as replay lines (``replays``, seats labelled from ``labels``); and per agent the seconds spent in
+    its ``act`` calls (``act_seconds``) and the decisions it made (``decisions``)."""
     rows = len(seeds)
     vg = shedders.VectorGame(ruleset, rows, n, autoreset=False, **game_options)
     vg.reset(seeds=seeds)
@@ -457,9 +455,10 @@ def check(cfg: Config) -> None:
     if not cfg.agents:
         raise ValueError("agents: give at least one agent")
     for spec in cfg.agents:
-        name, options = parse_agent(spec)
         try:
-            agents_pkg.make(name, cfg.ruleset, cfg.players, seed=0, **options)
+            agents_pkg.make_spec(spec, cfg.ruleset, cfg.players, seed=0)
+        except agents_pkg.AgentError:  # names the spec already
+            raise
         except ValueError as e:
             raise ValueError(f"agent {spec!r}: {e}") from None
     for what, value, lo in (("games", cfg.games, 1), ("chunk", cfg.chunk, 1), ("workers", cfg.workers, 1),

@@ -1,8 +1,10 @@
-"""The ``shedders`` command: ``shedders play``, ``shedders replay FILE``, ``shedders serve``, ``shedders demo``.
+"""The ``shedders`` command: ``play``, ``replay FILE``, ``serve``, ``demo``, ``bench`` and ``leaderboard``.
 
     shedders play --ruleset core --players 4 --opponents expert,search --seed 7 --save game.jsonl
     shedders replay game.jsonl --step
     shedders serve                  # the web app: play, watch and replay in the browser
+    shedders bench --agent my_agent.py:MyAgent --ruleset core --submit   # the protocol (experiments.bench)
+    shedders leaderboard --ruleset core
 """
 
 from __future__ import annotations
@@ -78,11 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     commands = {"play": "a game in the terminal against the agents",
                 "replay": "step through a saved game",
                 "serve": "the web app: play, watch and replay games in the browser",
-                "demo": "a seeded game between built-in players"}
+                "demo": "a seeded game between built-in players",
+                "bench": "score any agent on the fixed benchmark protocol (bench-v1)",
+                "leaderboard": "print the leaderboard of submitted score cards"}
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
-        print("usage: shedders {play,replay,serve,demo} [options]   (shedders COMMAND --help for each)\n")
+        print(f"usage: shedders {{{','.join(commands)}}} [options]   (shedders COMMAND --help for each)\n")
         for c, what in commands.items():
-            print(f"  {c:<7} {what}")
+            print(f"  {c:<11} {what}")
         if argv and argv[0] not in ("-h", "--help"):
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
             return 2
@@ -95,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
             return replay_main(rest)
         if cmd == "serve":
             return serve_main(rest)
+        if cmd == "bench":
+            from experiments.bench import main as bench_main
+
+            return 0 if bench_main(rest) else 1
+        if cmd == "leaderboard":
+            from shedders.leaderboard import main as leaderboard_main
+
+            return leaderboard_main(rest)
         demo_main(rest)
         return 0
     except KeyboardInterrupt:  # Ctrl-C outside a game (while loading, or stepping through a replay)

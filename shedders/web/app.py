@@ -17,6 +17,10 @@ Routes (JSON in and out unless said):
 - ``GET /api/games/{id}/replay``: the game so far as a replay file (``shedders replay`` reads it).
 - ``POST /api/replays`` (the replay file as the body): verified, kept for the viewer; ``GET
   /api/replays/{id}?frame=I&seat=S``: the table before decision I as seat S sees it (no seat: every card).
+- ``GET /leaderboard``: the page, showing the leaderboard (``shedders.leaderboard``, the database given to
+  ``create_app``); ``GET /api/leaderboard?ruleset=R&players=N``: its entries, best headline first;
+  ``GET /api/leaderboard/{entry}``: one score card; ``GET /api/leaderboard/{entry}/replays/{k}``: one of its
+  kept games as a replay file (the page opens it in the viewer through ``POST /api/replays``).
 
 Errors are 4xx with ``{"error": message}``: 400 for malformed JSON or a bad field, 403 for a cross-site request,
 404 for an unknown (or expired) game, 408 for a body that does not arrive in time, 409 for a move that is not legal
@@ -213,7 +217,81 @@ async def favicon(request: Request):
 
 
 async def get_options(request: Request):
-    return JSON(options())
+    return JSON(options(request.app.state.outside))
+
+
+async def leaderboard_page(request: Request):
+    return FileResponse(STATIC / "index.html")
+
+
+def _board(request: Request):
+    """The app's leaderboard, opened on first use (``LeaderboardError``: a 503 naming the database)."""
+    state = request.app.state
+    with state.board_lock:
+        if state.board is None:
+            from shedders import leaderboard
+
+            try:
+                state.board = leaderboard.open_db(state.db)
+            except leaderboard.LeaderboardError as e:
+                raise BadRequest(f"the leaderboard is not available: {e}", 503) from None
+        return state.board
+
+
+def _read_board(request: Request, what):
+    """``what(board)`` under the board's lock (one SQLite connection, used by one thread at a time)."""
+    board = _board(request)
+    with request.app.state.board_lock:
+        return what(board)
+
+
+def _entry_id(request: Request) -> int:
+    entry = request.path_params["entry"]
+    if not entry.isdigit() or len(entry) > 12:
+        raise BadRequest(f"an entry is a number, got {entry[:40]!r}")
+    return int(entry)
+
+
+async def get_leaderboard(request: Request):
+    q = request.query_params
+    ruleset = q.get("ruleset") or None
+    if ruleset is not None and ruleset not in options()["rulesets"]:
+        raise BadRequest(f"unknown ruleset {ruleset[:40]!r}")
+    players = q.get("players") or None
+    if players is not None:
+        if not players.isdigit() or len(players) > 2:
+            raise BadRequest(f"players must be a number, got {players[:40]!r}")
+        players = int(players)
+    rows = await run_in_threadpool(_read_board, request, lambda b: b.entries(ruleset, players))
+    return JSON({"entries": rows})
+
+
+async def get_card(request: Request):
+    entry = _entry_id(request)
+
+    def read(board):
+        try:
+            return board.card(entry)
+        except KeyError:
+            raise BadRequest(f"no leaderboard entry {entry}", 404) from None
+
+    return JSON(await run_in_threadpool(_read_board, request, read))
+
+
+async def get_card_replay(request: Request):
+    entry = _entry_id(request)
+    k = request.path_params["k"]
+    if not k.isdigit() or len(k) > 4:
+        raise BadRequest(f"a replay is a number, got {k[:40]!r}")
+
+    def read(board):
+        try:
+            return board.replay(entry, int(k))
+        except KeyError:
+            raise BadRequest(f"entry {entry} keeps no replay {k}", 404) from None
+
+    text = await run_in_threadpool(_read_board, request, read)
+    return Response(text, media_type="application/x-ndjson")
 
 
 async def new_game(request: Request):
@@ -221,7 +299,8 @@ async def new_game(request: Request):
     unknown = [k for k in data if k not in GAME_FIELDS]
     if unknown:
         raise BadRequest(f"unknown field {unknown[0]!r}; fields: {', '.join(GAME_FIELDS)}")
-    game = await run_in_threadpool(lambda: GameSession(**data))  # agents decide: off the event loop
+    outside = request.app.state.outside
+    game = await run_in_threadpool(lambda: GameSession(**data, outside=outside))  # agents decide: off the loop
     key = request.app.state.games.add(game)
     return JSON({"id": key, **game.payload()}, status_code=201)
 
@@ -290,16 +369,35 @@ ROUTES = [
     Route("/api/games/{id}/replay", guarded(download)),
     Route("/api/replays", guarded(upload), methods=["POST"]),
     Route("/api/replays/{id}", guarded(frame)),
+    Route("/leaderboard", leaderboard_page),
+    Route("/api/leaderboard", guarded(get_leaderboard)),
+    Route("/api/leaderboard/{entry}", guarded(get_card)),
+    Route("/api/leaderboard/{entry}/replays/{k}", guarded(get_card_replay)),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
 
 
 def create_app(max_games: int = 256, ttl: float = 1800.0, max_replays: int = 32,
-               allowed_hosts=LOOPBACK_NAMES, any_ip: bool = False):
+               allowed_hosts=LOOPBACK_NAMES, any_ip: bool = False, db=None, outside_agents=()):
     """The app with its own stores: at most ``max_games`` games and ``max_replays`` replays, each dropped after
-    ``ttl`` seconds without a request, behind :class:`Guard` (``allowed_hosts``, ``any_ip``)."""
+    ``ttl`` seconds without a request, behind :class:`Guard` (``allowed_hosts``, ``any_ip``). ``db``: the
+    leaderboard database (default: ``shedders.leaderboard.default_path()``, opened when the page first asks);
+    ``outside_agents``: agent specs written elsewhere (``file.py:MyAgent``) that clients may pick as opponents,
+    by exactly that text (each is built once here, so a broken one stops the server before it starts)."""
+    import threading
+
+    import agents
+
+    outside = tuple(outside_agents)
+    for spec in outside:  # AgentError (a ValueError): the spec and what went wrong
+        name, _ = agents.parse_agent(spec)
+        if not agents.is_outside(name):
+            raise ValueError(f"agent {spec!r} is built in: clients pick built-in agents by name already")
+        agents.agent_class(name, "core")
     app = Starlette(routes=ROUTES)
     app.state.games, app.state.replays = Store(max_games, ttl), Store(max_replays, ttl)
+    app.state.db, app.state.board, app.state.board_lock = db, None, threading.Lock()
+    app.state.outside = outside
     guard = Guard(app, allowed_hosts, any_ip)
     guard.state = app.state
     return guard

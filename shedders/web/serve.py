@@ -2,10 +2,13 @@
 
     shedders serve                       # prints the address to open
     shedders serve --host 0.0.0.0 --port 8000 --max-games 64
+    shedders serve --db board.sqlite --agent my_agent.py:MyAgent   # the leaderboard of board.sqlite; your agent
 
 Open the printed address: start a game against any agents (``expert``, ``ppo``, ``search:budget=64``, ...),
-watch agents play each other, or open a saved replay. Everything is served by the app itself (no CDN), so it works
-offline. Games are kept in memory; one left alone for ``--ttl`` seconds is dropped.
+watch agents play each other, open a saved replay, or browse the leaderboard of ``shedders bench`` score cards
+(``/leaderboard``; ``--db``). An agent written elsewhere is offered to players only when the server is started
+with it (``--agent``): a client never names a file or a module. Everything is served by the app itself (no CDN),
+so it works offline. Games are kept in memory; one left alone for ``--ttl`` seconds is dropped.
 
 The server answers only for the address it listens on (and ``localhost`` on the loopback address; any IP address
 when it listens on every interface); ``--allow-host NAME`` adds a host name it may be reached under. Connections
@@ -37,6 +40,12 @@ class Config:
     """games kept in memory at most (the least recently used is dropped first)"""
     ttl: float = 1800.0
     """seconds a game or replay is kept without a request"""
+    db: str | None = None
+    """the leaderboard database shown at /leaderboard (default: $SHEDDERS_DB, else a file in the user's data
+    directory, as shedders leaderboard reads)"""
+    agent: list[str] = field(default_factory=list)
+    """agents written elsewhere that players may pick as opponents, by exactly this spec (module:Class or
+    path/to/file.py:Class, options after ':'); comma separated"""
     allow_host: list[str] = field(default_factory=list)
     """a host name the server may be reached under besides its address (repeatable; a server on every interface
     answers any IP address and localhost, one on the loopback address localhost, 127.0.0.1 and ::1)"""
@@ -127,15 +136,21 @@ def main(argv: list[str] | None = None) -> int:
     from shedders.web.app import create_app
 
     try:
+        app = create_app(cfg.max_games, cfg.ttl, allowed_hosts=allowed_hosts(cfg.host, cfg.allow_host)[0],
+                         any_ip=allowed_hosts(cfg.host, cfg.allow_host)[1], db=cfg.db, outside_agents=cfg.agent)
+    except ValueError as e:
+        ap.error(f"--agent: {e}")
+    try:
         sock = bind(cfg.host, cfg.port)
     except OSError as e:
         ap.error(f"cannot listen on {cfg.host}:{cfg.port}: {e.strerror or e}")
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"shedders serve: open http://{shown}:{port}/  (Ctrl-C stops)", flush=True)
-    names, any_ip = allowed_hosts(cfg.host, cfg.allow_host)
+    if cfg.agent:
+        print(f"  outside agents offered as opponents: {', '.join(cfg.agent)}", flush=True)
     try:
-        server(create_app(cfg.max_games, cfg.ttl, allowed_hosts=names, any_ip=any_ip)).run(sockets=[sock])
+        server(app).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     return 0

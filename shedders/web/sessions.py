@@ -94,8 +94,9 @@ class Store:
             self._items.popitem(last=False)
 
 
-def options() -> dict:
-    """What the start page offers: rulesets with their player ranges, house bases and toggles, agent names."""
+def options(outside: tuple[str, ...] = ()) -> dict:
+    """What the start page offers: rulesets with their player ranges, house bases and toggles, agent names (and
+    the outside agents the server was started with, ``shedders serve --agent SPEC``)."""
     # a ruleset on bases shows its first base's range (house on south_african takes 6 too: checked on start)
     ranges = {name: list(player_range(record)) for name, record in REGISTRY.items()}
     defaults = {b: make_rules("house", 4, base=b).toggles() for b in HOUSE_BASES}
@@ -103,6 +104,7 @@ def options() -> dict:
             "house_toggles": list(HOUSE_TOGGLES), "house_defaults": defaults,
             "agents": [a for a in WEB_AGENT_OPTIONS if a in agents.REGISTRY],
             "omg_agents": [a for a in WEB_AGENT_OPTIONS if a in agents.OMG_AGENTS],
+            "outside_agents": list(outside),
             "agent_options": {a: {k: list(v[1:]) if v[0] is not bool else [True, False] for k, v in opts.items()}
                               for a, opts in WEB_AGENT_OPTIONS.items()}}
 
@@ -159,14 +161,20 @@ def _option(agent: str, key: str, value, kind: tuple):
     return cast(value)
 
 
-def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
+def web_agent(spec, ruleset: str, players: int, seed: int, outside: tuple[str, ...] = (), **game_options):
     """The agent a web client names with ``spec`` (``"search:budget=64+eps=0.2"``, ``"greedy@2"``), built only
-    from :data:`WEB_AGENT_OPTIONS`: ``BadRequest`` for any other agent, option or value, before anything is
-    built."""
+    from :data:`WEB_AGENT_OPTIONS`, or one of the ``outside`` agent specs the server was started with (named
+    exactly as given there: a client never names a file, a module or an option of its own): ``BadRequest`` for
+    any other agent, option or value, before anything is built."""
     if (not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC or not spec.isprintable()
             or not spec.isascii()):
         raise BadRequest(f"opponents: an agent spec is a short ASCII text such as 'search:budget=64', got "
                          f"{spec[:40] if isinstance(spec, str) else spec!r}")
+    if spec in outside:
+        try:
+            return agents.make_spec(spec, ruleset, players, seed=seed, **game_options)
+        except (ValueError, ImportError) as e:  # an AgentError names the spec
+            raise BadRequest(f"opponents: {e}") from None
     try:
         name, opts = agents.parse_agent(spec)
     except ValueError as e:
@@ -174,7 +182,7 @@ def web_agent(spec, ruleset: str, players: int, seed: int, **game_options):
     allowed = WEB_AGENT_OPTIONS.get(name)
     offered = agents.offered_agents(ruleset)
     if allowed is None or name not in offered:
-        names = [n for n in WEB_AGENT_OPTIONS if n in offered]
+        names = [n for n in WEB_AGENT_OPTIONS if n in offered] + list(outside)
         raise BadRequest(f"opponents: unknown agent {name!r} for {ruleset}; agents: {', '.join(names)}")
     checked = {}
     for key, value in opts.items():
@@ -193,7 +201,7 @@ class GameSession:
     specs (``expert``, ``search:budget=64``, ``ppo``), cycled over the other seats."""
 
     def __init__(self, ruleset="core", players=4, opponents="expert", seed=None, seat=0, base=None, rules=None,
-                 spectate=False):
+                 spectate=False, outside: tuple[str, ...] = ()):
         if ruleset not in RULESETS:
             raise BadRequest(f"unknown ruleset {ruleset!r}; rulesets: {', '.join(RULESETS)}")
         players = _int(players, "players", 2, 8)
@@ -229,7 +237,7 @@ class GameSession:
         others = [q for q in range(players) if q != self.human]
         for i, q in enumerate(others):
             policies[q] = agents.as_aec_policy(web_agent(opponents[i % len(opponents)], ruleset, players,
-                                                         seed + 1000 + q, **kwargs))
+                                                         seed + 1000 + q, outside, **kwargs))
         for q in range(players):
             labels.append("human" if q == self.human else opponents[others.index(q) % len(opponents)])
         self.env, self.labels, self.policies, self.seed = env, labels, policies, seed
@@ -286,8 +294,17 @@ class GameSession:
         """Agents decide until it is the human's turn or the game is over."""
         self._step_dead()
         while not self.env.game_over and self.env.seat(self.env.agent_selection) != self.human:
-            seat = self.env.seat(self.env.agent_selection)
-            self._decide(self.policies[seat](self.env, self.env.agent_selection))
+            self._agent_decides()
+
+    def _agent_decides(self) -> None:
+        """The agent to move decides; an outside agent that fails or answers an illegal action stops here (its
+        answer never reaches the game) and the request gets its one line, as a server error."""
+        seat = self.env.seat(self.env.agent_selection)
+        try:
+            action = self.policies[seat](self.env, self.env.agent_selection)
+        except agents.AgentError as e:
+            raise BadRequest(f"player_{seat}: {e}", 500) from None
+        self._decide(action)
 
     def act(self, name) -> None:
         """The human's move, by action name; then the agents play until the human decides again."""
@@ -315,8 +332,7 @@ class GameSession:
                 raise BadRequest("only a spectated game steps by itself; play your move with action", 409)
             if self.env.game_over:
                 raise BadRequest("the game is over", 409)
-            seat = self.env.seat(self.env.agent_selection)
-            self._decide(self.policies[seat](self.env, self.env.agent_selection))
+            self._agent_decides()
 
     # -- what the page shows -----------------------------------------------------------------------------------
     def result(self) -> dict | None:

@@ -31,7 +31,8 @@ async function api(method, path, body) {
 }
 
 function show(section) {
-  for (const id of ["start", "game", "replay"]) $("#" + id).hidden = id !== section;
+  for (const id of ["start", "game", "replay", "leaderboard"]) $("#" + id).hidden = id !== section;
+  if (section === "leaderboard") loadBoard();
 }
 
 // ---- cards --------------------------------------------------------------------------------------------
@@ -242,16 +243,19 @@ async function openReplay() {
   $("#replay-error").textContent = "";
   if (!file) { $("#replay-error").textContent = "choose a replay file first"; return; }
   try {
-    const data = await api("POST", "/api/replays", await file.text());
-    REPLAY = {id: data.id, frames: data.frames, seat: ""};
-    const sel = $('select[name="replay-seat"]');
-    sel.replaceChildren(el("option", {value: "", text: "every card (spectator)"}));
-    for (let q = 0; q < data.header.num_players; q++) sel.append(el("option", {value: q, text: `player_${q}`}));
-    $("#replay-controls").hidden = false;
-    renderFrame(data);
+    startReplay(await api("POST", "/api/replays", await file.text()));
   } catch (e) {
     $("#replay-error").textContent = e.message;
   }
+}
+
+function startReplay(data) {
+  REPLAY = {id: data.id, frames: data.frames, seat: ""};
+  const sel = $('select[name="replay-seat"]');
+  sel.replaceChildren(el("option", {value: "", text: "every card (spectator)"}));
+  for (let q = 0; q < data.header.num_players; q++) sel.append(el("option", {value: q, text: `player_${q}`}));
+  $("#replay-controls").hidden = false;
+  renderFrame(data);
 }
 
 function renderFrame(data) {
@@ -271,6 +275,105 @@ async function gotoFrame(i) {
   i = Math.max(0, Math.min(REPLAY.frames - 1, i));
   const q = new URLSearchParams({frame: i, seat: REPLAY.seat});
   renderFrame(await api("GET", `/api/replays/${REPLAY.id}?${q}`));
+}
+
+// ---- the leaderboard ----------------------------------------------------------------------------------
+let BOARD = {rows: [], key: "headline", desc: true, filled: false};
+const fmt = (x, d = 3) => (x >= 0 ? "+" : "") + x.toFixed(d);
+
+async function loadBoard() {
+  $("#lb-error").textContent = "";
+  try {
+    const data = await api("GET", "/api/leaderboard");
+    BOARD.rows = data.entries;
+    if (!BOARD.filled) {
+      const rs = $('select[name="lb-ruleset"]'), ps = $('select[name="lb-players"]');
+      for (const r of [...new Set(BOARD.rows.map(e => e.ruleset))]) rs.append(el("option", {value: r, text: r}));
+      for (const p of [...new Set(BOARD.rows.map(e => e.players))].sort((a, b) => a - b))
+        ps.append(el("option", {value: p, text: p}));
+      BOARD.filled = true;
+    }
+    renderBoard();
+  } catch (e) {
+    $("#lb-error").textContent = e.message;
+  }
+}
+
+function renderBoard() {
+  const rs = $('select[name="lb-ruleset"]').value, ps = $('select[name="lb-players"]').value;
+  let rows = BOARD.rows.filter(e => (!rs || e.ruleset === rs) && (!ps || String(e.players) === ps));
+  const ranked = [...rows].sort((a, b) => b.headline - a.headline);
+  rows.forEach(e => { e.rank = ranked.indexOf(e) + 1; });
+  const k = BOARD.key, sign = BOARD.desc ? -1 : 1;
+  rows = [...rows].sort((a, b) => {
+    const x = a[k] ?? -Infinity, y = b[k] ?? -Infinity;
+    return (x < y ? -1 : x > y ? 1 : 0) * sign || a.id - b.id;
+  });
+  const body = $("#lb-table tbody");
+  body.replaceChildren();
+  for (const e of rows) {
+    const tr = el("tr", {"data-leaderboard-row": e.agent, "data-entry": e.id, tabindex: "0"},
+      el("td", {text: e.rank}), el("td", {class: "spec", text: e.agent}), el("td", {text: e.ruleset}),
+      el("td", {text: e.players}),
+      el("td", {"data-headline": e.headline, text: `${fmt(e.headline)} [${fmt(e.headline_lo)}, ${fmt(e.headline_hi)}]`}),
+      el("td", {text: e.deals + (e.quick ? " (quick)" : "")}),
+      el("td", {text: e.ms_per_decision === null ? "" : e.ms_per_decision.toFixed(3)}),
+      el("td", {text: e.origin.startsWith("shipped") ? "reference" : "submitted"}));
+    tr.addEventListener("click", () => openCard(e.id));
+    tr.addEventListener("keydown", ev => { if (ev.key === "Enter") openCard(e.id); });
+    body.append(tr);
+  }
+  document.querySelectorAll("#lb-table th[data-sort]").forEach(th => {
+    th.dataset.order = th.dataset.sort === k ? (BOARD.desc ? "desc" : "asc") : "";
+  });
+}
+
+async function openCard(entry) {
+  const box = $("#lb-card");
+  try {
+    const c = await api("GET", `/api/leaderboard/${entry}`);
+    const table = el("table", {class: "board"}, el("thead", {}, el("tr", {},
+      ...["opponent", "format", "mean reward a seat (95%)", "win share", "games", "capped"].map(t => el("th", {text: t})))));
+    const tb = el("tbody");
+    for (const r of c.results)
+      tb.append(el("tr", {"data-result": `${r.opponent} ${r.format}`}, el("td", {text: r.opponent}),
+        el("td", {text: r.format}), el("td", {text: `${fmt(r.mean)} [${fmt(r.lo)}, ${fmt(r.hi)}]`}),
+        el("td", {text: r.win_rate.toFixed(3)}), el("td", {text: r.games}),
+        el("td", {text: (100 * r.capped).toFixed(1) + "%"})));
+    table.append(tb);
+    const replays = el("p", {}, c.replays.length ? "Replays: " : "No replays kept.");
+    for (const r of c.replays) {
+      const b = el("button", {type: "button", "data-card-replay": r.k, text: `vs ${r.opponent} (${r.format})`});
+      b.addEventListener("click", () => openBoardReplay(entry, r.k));
+      replays.append(b, " ");
+    }
+    const h = c.headline;
+    box.replaceChildren(
+      el("h3", {"data-card-entry": entry, text: `${c.agent}: ${c.ruleset}, ${c.players} players`}),
+      el("p", {text: `${c.protocol}, ${c.deals} deals${c.quick ? " (quick)" : ""}, deals sha256 ` +
+        `${c.deals_digest.slice(0, 16)}…, agent seed ${c.seed}; shedders ${c.shedders_version || "?"}` +
+        (c.git_commit ? ` (${c.git_commit.slice(0, 12)})` : "")}),
+      el("p", {text: `headline ${fmt(h.mean)} [${fmt(h.lo)}, ${fmt(h.hi)}]` +
+        (c.timing ? `; ${c.timing.ms_per_decision.toFixed(3)} ms a decision` : "")}),
+      table, replays);
+    box.hidden = false;
+    box.scrollIntoView({block: "nearest"});
+  } catch (e) {
+    $("#lb-error").textContent = e.message;
+  }
+}
+
+async function openBoardReplay(entry, k) {
+  $("#lb-error").textContent = "";
+  try {
+    const res = await fetch(`/api/leaderboard/${entry}/replays/${k}`);
+    if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || `HTTP ${res.status}`);
+    const data = await api("POST", "/api/replays", await res.text());
+    show("replay");
+    startReplay(data);
+  } catch (e) {
+    $("#lb-error").textContent = e.message;
+  }
 }
 
 // ---- wiring -------------------------------------------------------------------------------------------
@@ -301,7 +404,7 @@ async function init() {
   };
   base.addEventListener("change", baseDefaults);
   baseDefaults();
-  $("#agent-names").textContent = OPTIONS.agents.join(", ");
+  $("#agent-names").textContent = OPTIONS.agents.concat(OPTIONS.outside_agents || []).join(", ");
   rs.addEventListener("change", houseFields);
   $("#start-form").addEventListener("submit", start);
   $('[data-replay="open"]').addEventListener("click", openReplay);
@@ -313,8 +416,16 @@ async function init() {
     REPLAY.seat = e.target.value;
     gotoFrame(REPLAY.frame);
   });
+  document.querySelectorAll("#lb-table th[data-sort]").forEach(th => th.addEventListener("click", () => {
+    BOARD.desc = BOARD.key === th.dataset.sort ? !BOARD.desc : th.dataset.sort !== "rank";
+    BOARD.key = th.dataset.sort;
+    renderBoard();
+  }));
+  $('select[name="lb-ruleset"]').addEventListener("change", renderBoard);
+  $('select[name="lb-players"]').addEventListener("change", renderBoard);
   wireNav(document);
   houseFields();
+  if (location.pathname === "/leaderboard") show("leaderboard");
   document.body.dataset.ready = "1";
 }
 

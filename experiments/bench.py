@@ -17,9 +17,10 @@ The protocol ``bench-v1``:
   ``cap_rule="most_cards"`` and the default ply cap.
 - **Scores.** Per opponent and format: the benchmarked agent's mean reward a seat (every ruleset pays zero-sum, so
   an equal agent scores 0 and this is its margin over the opponent) with a paired 95% interval (a t interval over
-  deals of each deal's mean over its rotations), its share of games won (its seats' best-reward share, truncated
-  games count as no win), games, the capped share. The headline is the mean of those means over every
-  opponent and format, with its interval from the same per-deal averages (all cells share the deals).
+  deals of each deal's mean over its rotations; none from a single deal), its share of games won (its seats'
+  best-reward share, truncated games count as no win), games, the capped share. The headline is the mean of those
+  means over every opponent and format, with its interval from the same per-deal averages (all cells share the
+  deals).
   Time per decision is the agent's seconds in ``act`` over its decisions, batched as the games are played.
 - **Seeds.** ``--seed`` seeds the agents (each cell's from it), never the deals: the same agent and seed give the
   same card on any run, timings aside.
@@ -48,7 +49,7 @@ from tqdm import tqdm
 import agents as agents_pkg
 import shedders
 from agents.outside import source_digest
-from experiments.stats import mean_ci
+from experiments.stats import t_ppf
 from experiments.tournament import play_games
 from shedders.commandline import build_parser, config_from
 from shedders.rules import lookup
@@ -197,6 +198,16 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
+def interval(values) -> tuple[float, float | None, float | None]:
+    """(mean, low, high): the mean of per-deal values and its 95% t interval; no bounds (None) from one deal."""
+    x = np.asarray(values, float)
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, None, None
+    h = t_ppf(0.975, len(x) - 1) * float(x.std(ddof=1)) / np.sqrt(len(x))
+    return m, m - h, m + h
+
+
 def cell_scores(cell: dict) -> tuple[dict, np.ndarray]:
     """A cell's result row and its per-deal scores (the agent's mean reward a seat, per deal)."""
     reward = np.asarray(cell["reward"], float)
@@ -208,9 +219,10 @@ def cell_scores(cell: dict) -> tuple[dict, np.ndarray]:
     deal = np.asarray(cell["deal"])
     count = np.bincount(deal)
     per_deal = np.bincount(deal, weights=per_game) / count
-    m, lo, hi = mean_ci(per_deal)
-    w, wlo, whi = mean_ci(np.bincount(deal, weights=won) / count)
-    wlo, whi = max(wlo, 0.0), min(whi, 1.0)  # a share: its interval stays in [0, 1]
+    m, lo, hi = interval(per_deal)
+    w, wlo, whi = interval(np.bincount(deal, weights=won) / count)
+    if wlo is not None:  # a share: its interval stays in [0, 1]
+        wlo, whi = max(wlo, 0.0), min(whi, 1.0)
     row = {"opponent": cell["opponent"], "format": cell["format"], "mean": m, "lo": lo, "hi": hi,
            "games": len(per_game), "capped": float(trunc.mean()), "win_rate": w, "win_lo": wlo, "win_hi": whi,
            "deals": len(per_deal)}
@@ -224,7 +236,7 @@ def card_from(cfg: Config, cells: list[dict], digest: str) -> dict:
         row, pd = cell_scores(cell)
         results.append(row)
         per_deal.append(pd)
-    m, lo, hi = mean_ci(np.mean(per_deal, axis=0))
+    m, lo, hi = interval(np.mean(per_deal, axis=0))
     seconds, decisions = sum(c["act_seconds"] for c in cells), sum(c["decisions"] for c in cells)
     record = lookup(cfg.ruleset)
     code = code_version()
@@ -254,6 +266,11 @@ def summary_of(card: dict) -> dict:
     return {k: v for k, v in card.items() if k not in ("games", "replays")}
 
 
+def _ci(m: float, lo, hi, form: str = "+.3f") -> str:
+    bounds = "[n/a: one deal]" if lo is None else f"[{lo:{form}}, {hi:{form}}]"
+    return f"{m:{form}} {bounds}"
+
+
 def text(card: dict) -> str:
     """The card as the terminal prints it."""
     h = card["headline"]
@@ -266,10 +283,10 @@ def text(card: dict) -> str:
              "| opponent | format | mean reward a seat (95%) | win share (95%) | games | capped |",
              "|---|---|---|---|---|---|"]
     for r in card["results"]:
-        lines.append(f"| {r['opponent']} | {r['format']} | {r['mean']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}] "
-                     f"| {r['win_rate']:.3f} [{r['win_lo']:.3f}, {r['win_hi']:.3f}] | {r['games']} "
+        lines.append(f"| {r['opponent']} | {r['format']} | {_ci(r['mean'], r['lo'], r['hi'])} "
+                     f"| {_ci(r['win_rate'], r['win_lo'], r['win_hi'], '.3f')} | {r['games']} "
                      f"| {r['capped']:.1%} |")
-    lines += ["", f"headline (mean over the reference field): {h['mean']:+.3f} [{h['lo']:+.3f}, {h['hi']:+.3f}]",
+    lines += ["", f"headline (mean over the reference field): {_ci(h['mean'], h['lo'], h['hi'])}",
               (f"time per decision: {card['timing']['ms_per_decision']:.3f} ms "
               f"({card['timing']['decisions']} decisions, batched)")]
     return "\n".join(lines)

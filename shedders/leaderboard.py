@@ -53,12 +53,12 @@ CREATE TABLE entries (
     protocol TEXT NOT NULL, ruleset TEXT NOT NULL, players INTEGER NOT NULL, agent TEXT NOT NULL,
     seed INTEGER NOT NULL, deals INTEGER NOT NULL, quick INTEGER NOT NULL, deals_digest TEXT NOT NULL,
     shedders_version TEXT, git_commit TEXT,
-    headline REAL NOT NULL, headline_lo REAL NOT NULL, headline_hi REAL NOT NULL, ms_per_decision REAL,
+    headline REAL NOT NULL, headline_lo REAL, headline_hi REAL, ms_per_decision REAL,
     origin TEXT NOT NULL, submitted_at TEXT NOT NULL, card TEXT NOT NULL
 );
 CREATE TABLE results (
     entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
-    opponent TEXT NOT NULL, format TEXT NOT NULL, mean REAL NOT NULL, lo REAL NOT NULL, hi REAL NOT NULL,
+    opponent TEXT NOT NULL, format TEXT NOT NULL, mean REAL NOT NULL, lo REAL, hi REAL,
     win_rate REAL, games INTEGER NOT NULL, capped REAL NOT NULL,
     PRIMARY KEY (entry_id, opponent, format)
 );
@@ -296,8 +296,10 @@ def table(rows: list[dict]) -> str:
             vs = " | ".join(f"{cells[o]['mean']:+.3f}" if o in cells else "" for o in opponents)
             ms = "" if r["ms_per_decision"] is None else f"{r['ms_per_decision']:.3f}"
             tag = " (quick)" if r["quick"] else ""
-            lines.append(f"| {i} | {r['agent']} | {r['headline']:+.3f} [{r['headline_lo']:+.3f}, "
-                         f"{r['headline_hi']:+.3f}] | {vs} | {r['deals']}{tag} | {ms} | {r['id']} |")
+            ci = ("[n/a]" if r["headline_lo"] is None
+                  else f"[{r['headline_lo']:+.3f}, {r['headline_hi']:+.3f}]")
+            lines.append(f"| {i} | {r['agent']} | {r['headline']:+.3f} {ci} | {vs} | {r['deals']}{tag} | {ms} "
+                         f"| {r['id']} |")
         lines.append("")
     return "\n".join(lines).rstrip()
 

@@ -20,7 +20,9 @@ The protocol ``bench-v1``:
   deals of each deal's mean over its rotations; none from a single deal), its share of games won (its seats'
   best-reward share, truncated games count as no win), games, the capped share. The headline is the mean of those
   means over every opponent and format, with its interval from the same per-deal averages (all cells share the
-  deals).
+  deals). A card with more than 5% of its games capped is not ranked (``"ranked": false``): under ``most_cards``
+  the players still in at the cap are placed by cards left, ties broken from the player to act, so an agent that
+  stalls (never ends its setup, say) would collect the tie-break; stalling is not play.
   Time per decision is the agent's seconds in ``act`` over its decisions, batched as the games are played.
 - **Seeds.** ``--seed`` seeds the agents (each cell's from it), never the deals: the same agent and seed give the
   same card on any run, timings aside.
@@ -61,6 +63,10 @@ OPPONENTS = ("random", "greedy", "expert", "search:budget=256", "champion")
 DEALS = 200
 QUICK_DEALS = 32
 CAP_RULE = "most_cards"
+#: a card with more of its games capped than this is shown but not ranked: under most_cards a game stalled to the
+#: cap places the players still in by cards left, ties broken from the player to act, so stalling (never ending
+#: the setup, say) would score; the share is printed on every card
+MAX_CAPPED = 0.05
 
 
 @dataclass
@@ -253,12 +259,19 @@ def card_from(cfg: Config, cells: list[dict], digest: str) -> dict:
         "formats": list(formats(cfg.players)), "cap_rule": CAP_RULE,
         **code, "env_versions": {cfg.ruleset: f"{cfg.ruleset}_v{record.version}"},
         "headline": {"mean": m, "lo": lo, "hi": hi},
+        "capped": float(np.mean([g["capped"] for g in games])), "ranked": bool(
+            np.mean([g["capped"] for g in games]) <= MAX_CAPPED),
         "results": results,
         "timing": {"ms_per_decision": 1000 * seconds / max(decisions, 1), "decisions": decisions},
         "games": games,
         "replays": [{"opponent": c["opponent"], "format": c["format"], "lines": lines}
-                    for c in cells for lines in c["replays"]],
+                    for c in cells if c["format"].startswith("1v") for lines in kept(c["replays"])[:1]],
     }
+
+
+def kept(replays: list) -> list:
+    """The replays worth keeping for the viewer: whole games, not capped ones (thousands of decisions)."""
+    return [lines for lines in replays if lines[-1].get("type") == "end" and not lines[-1].get("truncated")]
 
 
 def summary_of(card: dict) -> dict:
@@ -287,6 +300,8 @@ def text(card: dict) -> str:
                      f"| {_ci(r['win_rate'], r['win_lo'], r['win_hi'], '.3f')} | {r['games']} "
                      f"| {r['capped']:.1%} |")
     lines += ["", f"headline (mean over the reference field): {_ci(h['mean'], h['lo'], h['hi'])}",
+              (f"capped games: {card['capped']:.1%}" + ("" if card["ranked"] else
+               f" (more than {MAX_CAPPED:.0%}: shown on the leaderboard, not ranked; stalling is not play)")),
               (f"time per decision: {card['timing']['ms_per_decision']:.3f} ms "
               f"({card['timing']['decisions']} decisions, batched)")]
     return "\n".join(lines)
@@ -330,7 +345,7 @@ def main(argv: list[str] | None = None) -> dict | None:
         if cfg.submit:
             from shedders import leaderboard
 
-            leaderboard.open_db(cfg.db).close()  # a database that cannot be used is refused before the games
+            leaderboard.open_db(cfg.db, shipped=False).close()  # a database that cannot be used: refused now
         card = run(cfg, progress=not args.quiet)
     except ValueError as e:
         ap.error(str(e))

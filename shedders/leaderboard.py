@@ -54,6 +54,7 @@ CREATE TABLE entries (
     seed INTEGER NOT NULL, deals INTEGER NOT NULL, quick INTEGER NOT NULL, deals_digest TEXT NOT NULL,
     shedders_version TEXT, git_commit TEXT,
     headline REAL NOT NULL, headline_lo REAL, headline_hi REAL, ms_per_decision REAL,
+    capped REAL NOT NULL, ranked INTEGER NOT NULL,
     origin TEXT NOT NULL, submitted_at TEXT NOT NULL, card TEXT NOT NULL
 );
 CREATE TABLE results (
@@ -99,7 +100,7 @@ def card_digest(card: dict) -> str:
 
 
 REQUIRED = ("protocol", "deals_digest", "ruleset", "players", "agent", "seed", "deals", "quick", "headline",
-            "results", "games")
+            "capped", "ranked", "results", "games")
 
 
 def check_card(card) -> None:
@@ -142,11 +143,13 @@ class Leaderboard:
             cur = self.conn.execute(
                 "INSERT INTO entries (card_digest, protocol, ruleset, players, agent, seed, deals, quick, "
                 "deals_digest, shedders_version, git_commit, headline, headline_lo, headline_hi, ms_per_decision, "
-                "origin, submitted_at, card) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "capped, ranked, origin, submitted_at, card) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (digest, card["protocol"], card["ruleset"], card["players"], card["agent"], card["seed"],
                  card["deals"], int(bool(card["quick"])), card["deals_digest"], card.get("shedders_version"),
                  card.get("git_commit"), h["mean"], h["lo"], h["hi"],
-                 (card.get("timing") or {}).get("ms_per_decision"), origin,
+                 (card.get("timing") or {}).get("ms_per_decision"), card["capped"], int(bool(card["ranked"])),
+                 origin,
                  time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), json.dumps(summary)))
             entry = cur.lastrowid
             self.conn.executemany(
@@ -195,14 +198,15 @@ class Leaderboard:
             where.append("players = ?")
             args.append(players)
         sql = ("SELECT id, protocol, ruleset, players, agent, seed, deals, quick, deals_digest, headline, "
-               "headline_lo, headline_hi, ms_per_decision, origin, submitted_at, git_commit FROM entries"
-               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY ruleset, players, headline DESC")
+               "headline_lo, headline_hi, ms_per_decision, origin, submitted_at, git_commit, capped, ranked "
+               "FROM entries" + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY ruleset, players, ranked DESC, headline DESC")
         keys = ("id", "protocol", "ruleset", "players", "agent", "seed", "deals", "quick", "deals_digest",
                 "headline", "headline_lo", "headline_hi", "ms_per_decision", "origin", "submitted_at",
-                "git_commit")
+                "git_commit", "capped", "ranked")
         rows = [dict(zip(keys, r)) for r in self.conn.execute(sql, args)]
         for row in rows:
-            row["quick"] = bool(row["quick"])
+            row["quick"], row["ranked"] = bool(row["quick"]), bool(row["ranked"])
             row["results"] = self.results(row["id"])
         return rows
 
@@ -285,20 +289,21 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         groups.setdefault((r["ruleset"], r["players"]), []).append(r)
     for (ruleset, players), group in groups.items():
-        group.sort(key=lambda r: -r["headline"])
+        group.sort(key=lambda r: (not r["ranked"], -r["headline"]))
         opponents = [x["opponent"] for x in group[0]["results"] if x["format"] == f"1v{players - 1}"]
         lines += [f"{ruleset}, {players} players ({group[0]['protocol']}):", "",
                   "| # | agent | headline (95%) | " + " | ".join(f"1v{players - 1} {o}" for o in opponents)
                   + " | deals | ms/decision | entry |",
                   "|---" * (6 + len(opponents)) + "|"]
         for i, r in enumerate(group, 1):
+            rank = str(i) if r["ranked"] else f"- ({r['capped']:.0%} capped: not ranked)"
             cells = {x["opponent"]: x for x in r["results"] if x["format"] == f"1v{players - 1}"}
             vs = " | ".join(f"{cells[o]['mean']:+.3f}" if o in cells else "" for o in opponents)
             ms = "" if r["ms_per_decision"] is None else f"{r['ms_per_decision']:.3f}"
             tag = " (quick)" if r["quick"] else ""
             ci = ("[n/a]" if r["headline_lo"] is None
                   else f"[{r['headline_lo']:+.3f}, {r['headline_hi']:+.3f}]")
-            lines.append(f"| {i} | {r['agent']} | {r['headline']:+.3f} {ci} | {vs} | {r['deals']}{tag} | {ms} "
+            lines.append(f"| {rank} | {r['agent']} | {r['headline']:+.3f} {ci} | {vs} | {r['deals']}{tag} | {ms} "
                          f"| {r['id']} |")
         lines.append("")
     return "\n".join(lines).rstrip()

@@ -169,3 +169,52 @@ def test_the_page_loads_its_icon_shows_no_seed_before_the_end_and_keeps_log_numb
     status = page.inner_text("#status")
     assert "seed 11" in status and "the game is over" in status and "waiting" not in page.inner_text("#table")
     assert failed == []
+
+
+def test_the_leaderboard_page_sorts_opens_a_card_and_replays_a_game(site, tmp_path):
+    """The reference agents' shipped cards and a newly submitted outside agent's card, in a fresh database."""
+    from outside_fixtures import write_agent_file
+
+    from experiments import bench as B
+    from shedders import leaderboard as L
+    from shedders.web.app import create_app
+
+    spec = f"{write_agent_file(tmp_path)}:Uniform"
+    card = B.run(B.Config(agent=spec, ruleset="core", games=2, work=str(tmp_path / "work")), progress=False)
+    db = tmp_path / "board.sqlite"
+    with L.open_db(db) as board:
+        entry, _ = board.submit(card)
+        references = {e["agent"] for e in board.entries() if e["origin"].startswith("shipped:")}
+    assert {"expert"} <= references
+    _, browser = site
+    with serving(create_app(db=db)) as url:
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/leaderboard")
+        page.wait_for_selector(f"tr[data-leaderboard-row='{spec}']")
+        shown = set(page.eval_on_selector_all("tr[data-leaderboard-row]",
+                                              "rows => rows.map(r => r.dataset.leaderboardRow)"))
+        assert references | {spec} <= shown
+        page.select_option("select[name=lb-ruleset]", "core")
+        headline = "rows => rows.map(r => Number(r.querySelector('td[data-headline]').dataset.headline))"
+        for order in ("desc", "asc"):
+            if page.get_attribute("th[data-sort=headline]", "data-order") != order:
+                page.click("th[data-sort=headline]")
+            assert page.get_attribute("th[data-sort=headline]", "data-order") == order
+            values = page.eval_on_selector_all("tr[data-leaderboard-row]", headline)
+            assert values == sorted(values, reverse=order == "desc") and len(values) >= 2
+        page.click(f"tr[data-leaderboard-row='{spec}']")
+        page.wait_for_selector(f"#lb-card h3[data-card-entry='{entry}']")
+        assert page.locator("#lb-card tr[data-result]").count() == len(card["results"])
+        page.click("#lb-card button[data-card-replay]")
+        page.wait_for_selector("#replay-pos:has-text('decision 0 of')")
+        assert page.is_visible("#replay") and not page.is_visible("#leaderboard")
+        page.click("button[data-replay=last]")
+        page.wait_for_selector("#replay-move:has-text('end')")
+        shot = tmp_path / "leaderboard.png"
+        page.screenshot(path=str(shot))
+        assert shot.stat().st_size > 10_000
+        context.close()
+        assert not errors, errors

@@ -280,6 +280,7 @@ async function gotoFrame(i) {
 // ---- the leaderboard ----------------------------------------------------------------------------------
 let BOARD = {rows: [], key: "headline", desc: true, filled: false};
 const fmt = (x, d = 3) => (x >= 0 ? "+" : "") + x.toFixed(d);
+const ci = (m, lo, hi) => `${fmt(m)} ` + (lo === null ? "[n/a]" : `[${fmt(lo)}, ${fmt(hi)}]`);
 
 async function loadBoard() {
   $("#lb-error").textContent = "";
@@ -302,8 +303,8 @@ async function loadBoard() {
 function renderBoard() {
   const rs = $('select[name="lb-ruleset"]').value, ps = $('select[name="lb-players"]').value;
   let rows = BOARD.rows.filter(e => (!rs || e.ruleset === rs) && (!ps || String(e.players) === ps));
-  const ranked = [...rows].sort((a, b) => b.headline - a.headline);
-  rows.forEach(e => { e.rank = ranked.indexOf(e) + 1; });
+  const ranked = rows.filter(e => e.ranked).sort((a, b) => b.headline - a.headline);
+  rows.forEach(e => { e.rank = e.ranked ? ranked.indexOf(e) + 1 : null; });
   const k = BOARD.key, sign = BOARD.desc ? -1 : 1;
   rows = [...rows].sort((a, b) => {
     const x = a[k] ?? -Infinity, y = b[k] ?? -Infinity;
@@ -313,9 +314,12 @@ function renderBoard() {
   body.replaceChildren();
   for (const e of rows) {
     const tr = el("tr", {"data-leaderboard-row": e.agent, "data-entry": e.id, tabindex: "0"},
-      el("td", {text: e.rank}), el("td", {class: "spec", text: e.agent}), el("td", {text: e.ruleset}),
+      e.ranked ? el("td", {text: e.rank}) :
+        el("td", {title: `${(100 * e.capped).toFixed(0)}% of its games reached the ply cap: not ranked`,
+                  text: "–"}),
+      el("td", {class: "spec", text: e.agent}), el("td", {text: e.ruleset}),
       el("td", {text: e.players}),
-      el("td", {"data-headline": e.headline, text: `${fmt(e.headline)} [${fmt(e.headline_lo)}, ${fmt(e.headline_hi)}]`}),
+      el("td", {"data-headline": e.headline, text: ci(e.headline, e.headline_lo, e.headline_hi)}),
       el("td", {text: e.deals + (e.quick ? " (quick)" : "")}),
       el("td", {text: e.ms_per_decision === null ? "" : e.ms_per_decision.toFixed(3)}),
       el("td", {text: e.origin.startsWith("shipped") ? "reference" : "submitted"}));
@@ -337,7 +341,7 @@ async function openCard(entry) {
     const tb = el("tbody");
     for (const r of c.results)
       tb.append(el("tr", {"data-result": `${r.opponent} ${r.format}`}, el("td", {text: r.opponent}),
-        el("td", {text: r.format}), el("td", {text: `${fmt(r.mean)} [${fmt(r.lo)}, ${fmt(r.hi)}]`}),
+        el("td", {text: r.format}), el("td", {text: ci(r.mean, r.lo, r.hi)}),
         el("td", {text: r.win_rate.toFixed(3)}), el("td", {text: r.games}),
         el("td", {text: (100 * r.capped).toFixed(1) + "%"})));
     table.append(tb);
@@ -353,7 +357,8 @@ async function openCard(entry) {
       el("p", {text: `${c.protocol}, ${c.deals} deals${c.quick ? " (quick)" : ""}, deals sha256 ` +
         `${c.deals_digest.slice(0, 16)}…, agent seed ${c.seed}; shedders ${c.shedders_version || "?"}` +
         (c.git_commit ? ` (${c.git_commit.slice(0, 12)})` : "")}),
-      el("p", {text: `headline ${fmt(h.mean)} [${fmt(h.lo)}, ${fmt(h.hi)}]` +
+      el("p", {text: `headline ${ci(h.mean, h.lo, h.hi)}; ${(100 * c.capped).toFixed(1)}% of games capped` +
+        (c.ranked ? "" : " (not ranked: stalling is not play)") +
         (c.timing ? `; ${c.timing.ms_per_decision.toFixed(3)} ms a decision` : "")}),
       table, replays);
     box.hidden = false;

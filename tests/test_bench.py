@@ -8,11 +8,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,12 +28,22 @@ CONTRACT_FIELDS = ("protocol", "deals_digest", "ruleset", "players", "agent", "r
 RESULT_FIELDS = ("opponent", "format", "mean", "lo", "hi", "games", "capped")
 
 
+def readme_agent() -> str:
+    """The outside agent the README shows ("Benchmark your own agent"), as written there."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+              if b.startswith("# my_agent.py")]
+    assert len(blocks) == 1
+    return blocks[0]
+
+
 @pytest.fixture(scope="module")
 def benched(tmp_path_factory):
-    """One real bench of an outside agent from a file (1 deal, core), through the command line: its card, the
-    database it was submitted to, and the printed text."""
+    """One real bench of the README's outside agent from its own file (1 deal, core), through the command line:
+    its card, the database it was submitted to, and the printed text."""
     root = tmp_path_factory.mktemp("bench")
-    spec = f"{write_agent_file(root)}:Uniform"
+    (root / "my_agent.py").write_text(readme_agent())
+    spec = f"{root / 'my_agent.py'}:FirstPlay"
     out, db = root / "card.json", root / "board.sqlite"
     import contextlib
     import io

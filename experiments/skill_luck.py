@@ -279,8 +279,10 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
 
 
 def _available(spec: str, ruleset: str) -> bool:
+    """Whether ``spec`` plays ``ruleset``: a built-in agent its family offers, or any agent written elsewhere
+    (``file.py:MyAgent``, an entry point: built when its tournament starts, and refused then if it cannot)."""
     name = _label(spec)
-    return name in agents_pkg.offered_agents(ruleset)
+    return agents_pkg.is_outside(name) or name in agents_pkg.offered_agents(ruleset)
 
 
 def run(cfg: Config, progress: bool = True, command: str = "") -> dict:

@@ -204,3 +204,13 @@ def test_the_server_refuses_a_broken_outside_agent_before_it_starts(outside, tmp
         create_app(outside_agents=[f"{tmp_path}/my_agent.py:Nobody"])
     with pytest.raises(ValueError, match="built in"):
         create_app(outside_agents=["greedy"])
+
+
+def test_an_outside_agent_in_skill_versus_luck(outside, tmp_path):
+    from experiments import skill_luck as S
+
+    spec, ep = outside
+    report = S.main(["--ruleset", "fatality", "--deals", "2", "--agents", f"random,{spec},{ep}", "--oracle",
+                     "oracle:budget=2", "--copies", "greedy", "--bootstrap", "20", "--quiet", "--chunk", "2",
+                     "--out", str(tmp_path / "s")])
+    assert {spec, ep} <= set(report["rulesets"][0]["field_random"])

@@ -13,7 +13,8 @@ from shedders.commandline import build_parser, config_from, field_docs
 SCRIPTS = ["experiments.tournament", "experiments.skill_luck", "experiments.train_ppo", "experiments.power",
            "experiments.rating_power", "benchmarks.aec_env", "benchmarks.game_lengths", "benchmarks.run",
            "benchmarks.train_throughput", "benchmarks.compare_curves", "benchmarks.engine_profile",
-           "benchmarks.lean_engine", "benchmarks.ray_backend", "benchmarks.train_peer", "shedders.play"]
+           "benchmarks.lean_engine", "benchmarks.ray_backend", "benchmarks.train_peer", "shedders.play",
+           "experiments.bench", "shedders.web.serve"]
 
 
 @pytest.mark.parametrize("module", SCRIPTS)
@@ -89,3 +90,12 @@ def test_any_failure_of_a_command_is_one_line_and_exit_code_2(monkeypatch, capsy
     monkeypatch.setenv("SHEDDERS_TRACEBACK", "1")
     with pytest.raises(RuntimeError):
         cli.main(["play"])
+
+
+def test_the_shedders_command_lists_bench_and_leaderboard(capsys):
+    from shedders.cli import main
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("play", "replay", "serve", "demo", "bench", "leaderboard"):
+        assert f"  {command} " in out

@@ -234,6 +234,7 @@ class Opponents:
         self.pool_snapshots: list[int] = []  # the members that are snapshots new games may draw, oldest first
         self.controller = np.full((num_envs, cfg.players), -1, np.int64)
         self.dealt_as = [""] * num_envs  # each game's opponent by the name it had at the deal
+        self.totals = np.zeros((num_envs, cfg.players))  # each game's rewards so far, per seat (the logged result)
 
     @property
     def snapshots(self) -> list:
@@ -261,6 +262,7 @@ class Opponents:
         n = self.cfg.players
         pool = list(range(len(self.heuristics))) + self.pool_snapshots
         names = self.names
+        self.totals[rows] = 0.0
         for g in rows:
             self.controller[g] = -1
             self.dealt_as[g] = ""
@@ -468,6 +470,7 @@ def credit(cfg: Config, vg, buf: Rollout, still_in: np.ndarray | None, opp: Oppo
     """After an engine step: each seat's rewards go to its last decision, a capped seat is charged the truncation
     penalty, a finished game closes every trajectory in it and is dealt a new table. Returns the finished games."""
     r = vg.rewards
+    opp.totals += r
     for s in range(cfg.players):
         idx = np.flatnonzero((buf.last_t[:, s] >= 0) & (r[:, s] != 0))
         buf.rew[buf.last_t[idx, s], idx] += r[idx, s]
@@ -482,9 +485,9 @@ def credit(cfg: Config, vg, buf: Rollout, still_in: np.ndarray | None, opp: Oppo
             buf.done[buf.last_t[idx, s], idx] = True
             buf.last_t[ended, s] = -1
         for g in ended:
-            if opp.dealt_as[g]:  # the learner's result against the game's opponent: its seats' mean reward
-                seats = np.flatnonzero(opp.controller[g] < 0)
-                results.setdefault(opp.dealt_as[g], []).append(float(r[g, seats].mean()))
+            if opp.dealt_as[g]:  # the learner's result against the game's opponent: its seats' mean reward,
+                seats = np.flatnonzero(opp.controller[g] < 0)  # summed over the game as tournaments sum it
+                results.setdefault(opp.dealt_as[g], []).append(float(opp.totals[g, seats].mean()))
         opp.deal(ended)
     return ended
 

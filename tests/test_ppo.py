@@ -623,3 +623,27 @@ def test_training_sets_both_thread_pools_itself(tmp_path, monkeypatch):
             run(tmp_path / "bad", "--ruleset", "core", "--total-steps", "128", *bad)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     torch.set_num_threads(before)
+
+
+def test_the_training_log_sums_each_games_rewards():
+    """A rigged game: in core a seat that goes out is paid +1/3 at once, and the Shithead's -1 comes with the last
+    step. The logged result is the seat's whole game (as a tournament sums it), not the last step's reward: an
+    equal player reads par, not -1/6 (the log read par as a loss before)."""
+    import types
+
+    cfg = P.Config(ruleset="core", players=4, self_play=0.0, pool=["greedy"], learner_seats=1)
+    opp = P.Opponents(cfg, np.random.default_rng(0), 1)
+    opp.deal(np.arange(1))
+    me = int(np.flatnonzero(opp.controller[0] < 0)[0])
+    buf = P.Rollout.allocate(4, 1, 4, 8)
+    results: dict = {}
+    steps = [np.zeros(4), np.zeros(4), np.zeros(4)]
+    steps[0][me] = 1 / 3  # the learner goes out first: paid at once
+    steps[1][(me + 1) % 4] = 1 / 3
+    steps[2][(me + 2) % 4], steps[2][(me + 3) % 4] = 1 / 3, -1.0  # the last step: the learner's reward there is 0
+    for t, rew in enumerate(steps):
+        done = t == len(steps) - 1
+        vg = types.SimpleNamespace(rewards=rew[None], terminated=np.array([done]), truncated=np.array([False]))
+        P.credit(cfg, vg, buf, None, opp, results)
+    assert results == {"greedy": [pytest.approx(1 / 3)]}
+    assert opp.totals[0].tolist() == [0.0] * 4  # a new deal starts a new sum

@@ -37,6 +37,7 @@ import shedders
 from experiments import tournament as T
 from experiments.skill_measures import (
     agent_stats,
+    budget_gain,
     certified,
     elo_gap,
     focal_layout,
@@ -45,6 +46,7 @@ from experiments.skill_measures import (
     luck_baseline,
     pair_scores,
     per_deal_reward,
+    plateaued,
     rating_spread,
     relative_skill,
     relative_skill_from_rows,
@@ -62,11 +64,12 @@ from shedders.commandline import build_parser, config_from
 from shedders.rules.registry import members
 
 #: the measures and the report, importable from here as before the split
-__all__ = ["Config", "agent_stats", "certified", "elo_gap", "focal_layout", "games_to_lead", "head_to_head",
-           "lead_measure", "luck_baseline", "main", "measure_ruleset", "modelled", "normal_games_to_lead",
-           "pair_scores", "per_deal_reward", "plot", "rating_spread", "relative_skill",
-           "relative_skill_from_rows", "report_markdown", "reward_lead", "run", "seat_effects", "seat_win_rates",
-           "spec_budget", "table_layout", "variance_components", "variance_shares", "with_budget"]
+__all__ = ["Config", "agent_stats", "budget_gain", "certified", "elo_gap", "focal_layout", "games_to_lead",
+           "head_to_head", "lead_measure", "luck_baseline", "main", "measure_ruleset", "modelled",
+           "normal_games_to_lead", "pair_scores", "per_deal_reward", "plateaued", "plot", "rating_spread",
+           "relative_skill", "relative_skill_from_rows", "report_markdown", "reward_lead", "run", "seat_effects",
+           "seat_win_rates", "spec_budget", "table_layout", "variance_components", "variance_shares",
+           "with_budget"]
 
 PALACE_RULESETS = members("palace")  # ``--all``: the palace family, in the package's order
 
@@ -115,10 +118,11 @@ class Config:
     beginners: list[str] = field(default_factory=lambda: ["random", "greedy"])
     """relative skill with each of these as the beginner (those among --agents), side by side"""
     certify: bool = False
-    """certify the fictive player: double the oracle's budget (from its spec's) until the random effect moves by
-    less than --certify-tol, at most up to --max-budget; implies --model-field"""
+    """certify the fictive player: double the oracle's budget (from its spec's) until a paired test on the same
+    deals shows a doubling buys less than --certify-tol (the interval's upper end below it), at most up to
+    --max-budget; implies --model-field"""
     certify_tol: float = 0.01
-    """the certification's tolerance on the random effect"""
+    """the certification's tolerance on what a doubling may still buy"""
     max_budget: int = 1024
     """the certification's largest oracle budget"""
     split: bool = True
@@ -256,26 +260,35 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
 
 
 def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict, real: list[str], play):
-    """Double the fictive player's budget until its random effect (its mean reward minus the best real player's, in
-    the field ``fld``, every deal) moves by less than ``cfg.certify_tol``, or the budget would pass
-    ``cfg.max_budget``. Its rollouts play the other seats as the field does (``modelled``). Returns the game rows
-    of the last budget and the record: budgets, random effects, whether it converged."""
+    """Double the fictive player's budget until a doubling is shown to buy less than ``cfg.certify_tol``: a paired
+    test between the two budgets on the same deals, whose interval's upper end must be below the tolerance
+    (``plateaued``), or until the budget would pass ``cfg.max_budget`` (not certified). Its rollouts play the other
+    seats as the field does (``modelled``). Returns the game rows of the last budget and the record: budgets,
+    random effects (its mean reward minus the best real player's, in the field ``fld``, every deal), each
+    doubling's paired gain, whether it converged."""
     base = modelled(oracle, fld, ruleset)
     budget = spec_budget(base, ruleset)
     best = max((_label(s) for s in real), key=lambda n: per_deal_reward(runs[n], 0)[1].mean())
     best_mean = per_deal_reward(runs[best], 0)[1].mean()
-    budgets, effects, rows_ = [], [], None
+    budgets, effects, gains, rows_, before = [], [], [], None, None
+    done = False
     while True:
         spec = with_budget(base, budget)
         tag = f"field-{fld}-oracle-b{budget}"
         rows_ = play(tag, [spec, fld], [0] + [1] * (cfg.players - 1))["game_rows"]
         budgets.append(budget)
-        effects.append(float(per_deal_reward(rows_, 0)[1].mean() - best_mean))
-        if certified(effects, cfg.certify_tol) or budget * 2 > cfg.max_budget:
+        per_deal = per_deal_reward(rows_, 0)[1]
+        effects.append(float(per_deal.mean() - best_mean))
+        if before is not None:
+            gains.append(budget_gain(before, per_deal))
+            done = plateaued(gains[-1], cfg.certify_tol)
+        before = per_deal
+        if done or budget * 2 > cfg.max_budget:
             break
         budget *= 2
     return rows_, {"spec": spec, "budgets": budgets, "random_effect": effects, "best": best,
-                   "certified": certified(effects, cfg.certify_tol), "tol": cfg.certify_tol}
+                   "gains": [{k: g[k] for k in ("diff", "lo", "hi", "deals")} for g in gains],
+                   "certified": done, "tol": cfg.certify_tol, "rule": "paired"}
 
 
 def _available(spec: str, ruleset: str) -> bool:

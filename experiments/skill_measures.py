@@ -17,6 +17,7 @@ from experiments.stats import (
     mean_ci,
     norm_ppf,
     normal_games_to_lead,
+    paired_difference,
     percentiles,
 )
 
@@ -172,8 +173,23 @@ def outside_note(rs: dict) -> str:
 
 
 def certified(random_effects: list[float], tol: float) -> bool:
-    """The doubling has converged: the last doubling moved the random effect by less than ``tol``."""
+    """The first report's stopping rule, kept for reading old reports: the last doubling moved the random effect's
+    point estimate by less than ``tol``. It stops on noise (the effect swings by more than ``tol`` between budgets
+    on a few hundred deals), which pushes relative skill up; ``plateaued`` replaced it."""
     return len(random_effects) >= 2 and abs(random_effects[-1] - random_effects[-2]) < tol
+
+
+def budget_gain(before, after, level: float = 0.95) -> dict:
+    """What a doubling of the fictive player's budget bought, on the same deals: the paired difference of its
+    per-deal mean rewards (``after`` minus ``before``, one value per deal each), with its t interval."""
+    return paired_difference(after, before, level)
+
+
+def plateaued(gain: dict, tol: float) -> bool:
+    """The doubling is shown to add less than ``tol``: the upper end of the paired interval of its gain is below
+    ``tol``. A gain the noise hides is no plateau: a wide interval keeps doubling (and at the budget cap the
+    fictive player is reported as not certified)."""
+    return math.isfinite(gain["hi"]) and gain["hi"] < tol
 
 
 def seat_effects(rows: dict) -> dict:

@@ -73,10 +73,11 @@ def _bounds_table(report: dict) -> list[str]:
     how = ("best real player chosen on the even deals, measured on the odd ones" if cfg.get("split", False)
            else "best real player chosen and measured on every deal")
     lines = ["", (f"Relative skill by field and beginner ({how}). With the fictive player `oracle`, its budget "
-                  "certified when doubling it moved the random effect by less than the tolerance; the lower bound "
-                  "puts the game's best payoff in the fictive player's place (no player can score more, so no "
-                  "fictive player can give less relative skill). Capped: the largest share of games at the ply "
-                  "cap over the ruleset's tournaments."), "",
+                  "certified when a paired test on the same deals showed a doubling buys less than the "
+                  "tolerance (the first reports: when one doubling happened to move the random effect by less);"
+                  " the lower bound puts the game's best payoff in the fictive player's place (no player can "
+                  "score more, so no fictive player can give less relative skill). Capped: the largest share of"
+                  " games at the ply cap over the ruleset's tournaments."), "",
              ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
               "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
     for r in report["rulesets"]:
@@ -84,7 +85,10 @@ def _bounds_table(report: dict) -> list[str]:
             c = r.get("certification", {}).get(fld)
             if c:
                 effects = " → ".join(f"{e:+.3f}" for e in c["random_effect"])
-                btxt = f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects})"
+                gains = "; ".join(f"x2 buys {g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+                                  for g in c.get("gains", []))
+                btxt = (f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects}"
+                        + (f"; {gains}" if gains else "") + ")")
             else:
                 btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
             for b, lb in by_b.items():

@@ -103,9 +103,12 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
     fixed field. Deals are shared by every run (same seed), so the bootstrap resamples deals jointly.
 
     ``split`` (the default): the best real player is chosen on the even-numbered deals (by mean reward) and the
-    measure is taken on the odd-numbered ones, with the choice held fixed in every resample, so the best player is
-    not picked after the fact from the data that measures it (picking the maximum of noisy means biases the
-    learning effect up). ``split=False``: choose and measure on every deal, the best chosen again in every
+    measure is taken on the odd-numbered ones, so the best player is not picked after the fact from the data that
+    measures it (picking the maximum of noisy means biases the learning effect up). The bootstrap resamples both
+    halves and chooses again on each resampled even half, so the interval carries the uncertainty of the choice
+    too: with the choice held fixed (the first split reports), two real players who tie gave a zero-width interval
+    around whichever the even deals happened to favour. ``best_share`` is how often each real player was the
+    choice over the resamples. ``split=False``: choose and measure on every deal, the best chosen again in every
     resample (the method of the first report).
 
     ``ceiling``: no fictive player's run; its mean reward is this constant, the game's best payoff, which no
@@ -141,15 +144,27 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
         means = {n: per[n][idx].mean() for n in names}
         return relative_skill(means[beginner], means[best], means[fictive]), best
 
+    def measure_on(pick, idx):
+        best = best_on(pick) if split else best_on(idx)
+        means = {n: per[n][idx].mean() for n in names}
+        return relative_skill(means[beginner], means[best], means[fictive]), best
+
     point, best = measure(use)
     rng = np.random.default_rng(seed)
-    draws = np.array([measure(use[rng.integers(0, len(use), len(use))])[0]["relative_skill"]
-                      for _ in range(bootstrap)])
+    draws, chosen = [], []
+    for _ in range(bootstrap):
+        pick = choose[rng.integers(0, len(choose), len(choose))]
+        idx = use[rng.integers(0, len(use), len(use))]
+        rs, who = measure_on(pick, idx)
+        draws.append(rs["relative_skill"])
+        chosen.append(who)
+    draws = np.array(draws)
     draws = draws[np.isfinite(draws)]
     lo, hi = (np.percentile(draws, [2.5, 97.5]) if len(draws) else (math.nan, math.nan))
     out = {**point, "rs_lo": float(lo), "rs_hi": float(hi), "best": best, "beginner": beginner, "fictive": fictive,
            "means": {n: float(per[n][use].mean()) for n in names}, "deals": len(use),
-           "chosen_on": len(choose), "split": split}
+           "chosen_on": len(choose), "split": split,
+           "best_share": {n: chosen.count(n) / max(len(chosen), 1) for n in reals if n in chosen}}
     out["note"] = outside_note(out)
     return out
 

@@ -374,3 +374,25 @@ def test_the_paired_budget_test_never_stops_while_the_oracle_still_rises():
 def test_the_paired_budget_test_stops_on_the_plateau_when_the_deals_suffice():
     quiet = _budget_runs(noise=0.05)
     assert quiet["new_early"] == 0 and quiet["new_stopped"] >= 50
+
+
+def test_the_bootstrap_resamples_the_choice_of_the_best_player_too():
+    """A rigged field: real players A and B tie on the deals that choose (each noise around 0), and on the
+    deals that measure A scores +0.5 and B -0.5 every time (beginner -1, fictive +1): relative skill 0.75 with A,
+    0.25 with B. Held fixed, the choice gave a zero-width interval at one of them; resampled, the interval spans
+    both, and each is chosen in about half the resamples."""
+    deals = 200
+    rng = np.random.default_rng(3)
+    tie_a, tie_b = rng.normal(0, 0.3, deals), rng.normal(0, 0.3, deals)
+
+    def rows(values):
+        return {"deal": list(range(deals)), "seat_agent": [[0, 1, 1, 1]] * deals,
+                "reward": [[float(v), 0.0, 0.0, 0.0] for v in values], "truncated": [False] * deals}
+
+    odd = np.arange(deals) % 2 == 1
+    runs = {"beginner": rows(np.full(deals, -1.0)), "fictive": rows(np.full(deals, 1.0)),
+            "A": rows(np.where(odd, 0.5, tie_a)), "B": rows(np.where(odd, -0.5, tie_b))}
+    rs = S.relative_skill_from_rows(runs, "beginner", ["beginner", "A", "B"], "fictive", bootstrap=400)
+    assert rs["relative_skill"] in (pytest.approx(0.75), pytest.approx(0.25))
+    assert rs["rs_lo"] == pytest.approx(0.25) and rs["rs_hi"] == pytest.approx(0.75)
+    assert 0.3 < rs["best_share"]["A"] < 0.7 and 0.3 < rs["best_share"]["B"] < 0.7

@@ -19,6 +19,7 @@ from experiments.stats import (
     normal_games_to_lead,
     paired_difference,
     percentiles,
+    wilson_clustered,
 )
 
 
@@ -55,11 +56,13 @@ def agent_stats(rows: dict, agent: int) -> dict:
     wins = _wins(reward, trunc)
     rank = T.reward_ranks(reward)
     out = {}
+    seat_deal = deal[:, None].repeat(mine.shape[1], 1)[mine]
     for key, val in (("win_rate", wins), ("rank", rank), ("reward", reward)):
-        s, w = by_deal(deal[:, None].repeat(mine.shape[1], 1)[mine], val[mine].astype(float))
-        m, lo, hi = mean_ci(s / w)
-        if key == "win_rate":  # a rate: the normal interval clipped to [0, 1]
-            lo, hi = max(lo, 0.0), min(hi, 1.0)
+        if key == "win_rate":  # a share: Wilson, clustered by deal (the rotations of a deal share its cards)
+            m, lo, hi = wilson_clustered(val[mine].astype(float), seat_deal)
+        else:
+            s, w = by_deal(seat_deal, val[mine].astype(float))
+            m, lo, hi = mean_ci(s / w)
         out.update({key: m, f"{key}_lo": lo, f"{key}_hi": hi})
     out["seats"] = int(mine.sum())
     return out
@@ -81,9 +84,7 @@ def seat_win_rates(rows: dict) -> list[dict]:
     wins = _wins(reward, trunc).astype(float)
     out = []
     for s in range(wins.shape[1]):
-        ps, pw = by_deal(deal, wins[:, s])
-        m, lo, hi = mean_ci(ps / pw)
-        lo, hi = max(lo, 0.0), min(hi, 1.0)  # a rate: the normal interval clipped to [0, 1]
+        m, lo, hi = wilson_clustered(wins[:, s], deal)  # a share: Wilson, clustered by deal
         out.append({"seat": s, "win_rate": m, "win_lo": lo, "win_hi": hi})
     return out
 

@@ -184,8 +184,9 @@ def paired_rewards(deal, seat_agent, reward, a: int, b: int) -> tuple[np.ndarray
     return sa[both] / ca[both], sb[both] / cb[both]
 
 
-def wilson(wins: float, n: int, level: float = 0.95) -> tuple[float, float, float]:
-    """(rate, low, high): a win rate with its Wilson score interval, always within [0, 1] (NaN for n = 0)."""
+def wilson(wins: float, n: float, level: float = 0.95) -> tuple[float, float, float]:
+    """(rate, low, high): a win rate with its Wilson score interval, always within [0, 1] (NaN for n = 0);
+    ``n`` may be an effective number of games (``wilson_clustered``)."""
     if n <= 0:
         return math.nan, math.nan, math.nan
     z = norm_ppf(0.5 + level / 2)
@@ -193,6 +194,27 @@ def wilson(wins: float, n: int, level: float = 0.95) -> tuple[float, float, floa
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return p, min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # exact at 0 and n wins
+
+
+def wilson_clustered(successes, clusters, level: float = 0.95) -> tuple[float, float, float]:
+    """(share, low, high): a share of games (``successes``: 0/1 per game) whose games come in clusters (the
+    rotations of one deal share its cards), with a Wilson interval at the effective number of games: the binomial
+    variance p(1-p)/n replaced by the clusters' (the ratio estimator's linearized variance,
+    sum((t_c - p m_c)^2) / n^2 over clusters of m_c games and t_c successes), n_eff = p(1-p) / that variance
+    (Kish's design effect). Games of independent deals (clusters of one) give the plain Wilson interval; k
+    clusters whose games all agree count as k games. Where
+    the clusters show no spread (a share of 0 or 1), n_eff is the number of clusters, the cautious choice."""
+    y = np.asarray(successes, float)
+    keys, inv = np.unique(np.asarray(clusters), return_inverse=True)
+    k, n = len(keys), len(y)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    p = float(y.mean())
+    t = np.bincount(inv, y, k)
+    m = np.bincount(inv, None, k)
+    var = float(np.sum((t - p * m) ** 2)) / n**2
+    n_eff = p * (1 - p) / var if var > 0 and 0 < p < 1 else float(k)
+    return wilson(p * n_eff, n_eff, level)
 
 
 def deals_for_power(sd: float, delta: float, level: float = 0.95, power: float = 0.8) -> float:

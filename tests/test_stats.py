@@ -128,3 +128,22 @@ def test_the_power_command_runs_a_pilot_and_sizes_the_run(tmp_path, capsys):
     assert res["pilot"]["deals"] == 12 and res["deals_for_delta"] >= 2 and res["games_per_deal"] == 4
     with pytest.raises(SystemExit):
         PW.main(["--agents", "expert", "--out", str(tmp_path)])
+
+
+def test_wilson_clustered_by_deal_has_known_answers():
+    from experiments.stats import wilson, wilson_clustered
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(300) < 0.3).astype(float)
+    # games of independent deals (a cluster each): the plain Wilson interval
+    assert wilson_clustered(y, np.arange(300)) == pytest.approx(wilson(y.sum(), 300))
+    # clusters whose 4 games always agree: 100 deals count as 100 games, not 400
+    deal_wins = (rng.random(100) < 0.4).astype(float)
+    games = np.repeat(deal_wins, 4)
+    p = deal_wins.mean()
+    got = wilson_clustered(games, np.repeat(np.arange(100), 4))
+    assert got == pytest.approx(wilson(p * 100, 100))
+    assert got[2] - got[1] > 1.9 * (wilson(games.sum(), 400)[2] - wilson(games.sum(), 400)[1])
+    # never outside [0, 1], and all wins: an interval that reaches 1, of the clusters' size
+    share, lo, hi = wilson_clustered(np.ones(40), np.repeat(np.arange(10), 4))
+    assert (share, hi) == (1.0, 1.0) and lo == pytest.approx(wilson(10, 10)[1]) and lo < 1

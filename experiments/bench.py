@@ -73,8 +73,8 @@ MAX_CAPPED = 0.05
 class Config:
     """A score card for one agent on the fixed protocol bench-v1."""
 
-    agent: str = "greedy"
-    """the agent spec: a built-in name (expert, search:budget=64), module:Class, path/to/file.py:Class, or an entry
+    agent: str = ""
+    """(required) the agent spec: a built-in name (expert, search:budget=64), module:Class, path/to/file.py:Class, or an entry
     point of shedders.agents; options after ':' as key=value+key=value"""
     ruleset: str = "core"
     """the ruleset (og, fatality, core, south_african, house, omg)"""
@@ -153,6 +153,8 @@ def code_version() -> dict:
 def check(cfg: Config) -> None:
     """Every setting checked before anything is played: ``ValueError`` naming the bad one. The agent is built once
     here, so a spec that does not load, build or take its options is refused now."""
+    if not cfg.agent:
+        raise ValueError("give the agent to bench: --agent SPEC (expert, my_agent.py:MyAgent, my_pkg.mod:MyAgent)")
     shedders.make_rules(cfg.ruleset, cfg.players, cap_rule=CAP_RULE)
     if cfg.games is not None and (isinstance(cfg.games, bool) or not 1 <= cfg.games <= len(protocol_seeds())):
         raise ValueError(f"games must be in 1..{len(protocol_seeds())} (the protocol's deals), got {cfg.games}")

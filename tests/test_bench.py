@@ -290,3 +290,9 @@ def test_a_card_that_stalls_to_the_cap_is_not_ranked():
     stalled = B.card_from(cfg, [cell(0.5)], "d")
     assert not stalled["ranked"] and stalled["capped"] > B.MAX_CAPPED
     assert "not ranked; stalling is not play" in B.text(stalled)
+
+
+def test_the_agent_is_required(capsys):
+    with pytest.raises(SystemExit):
+        cli(["bench", "--ruleset", "core"])
+    assert "give the agent to bench: --agent SPEC" in capsys.readouterr().err

@@ -74,8 +74,8 @@ class Config:
     """A score card for one agent on the fixed protocol bench-v1."""
 
     agent: str = ""
-    """(required) the agent spec: a built-in name (expert, search:budget=64), module:Class, path/to/file.py:Class, or an entry
-    point of shedders.agents; options after ':' as key=value+key=value"""
+    """(required) the agent spec: a built-in name (expert, search:budget=64), module:Class, path/to/file.py:Class,
+    or an entry point of shedders.agents; options after ':' as key=value+key=value"""
     ruleset: str = "core"
     """the ruleset (og, fatality, core, south_african, house, omg)"""
     players: int = 4

@@ -17,13 +17,14 @@ The protocol ``bench-v1``:
   ``cap_rule="most_cards"`` and the default ply cap.
 - **Scores.** Per opponent and format: the benchmarked agent's mean reward a seat (every ruleset pays zero-sum, so
   an equal agent scores 0 and this is its margin over the opponent) with a paired 95% interval (a t interval over
-  deals of each deal's mean over its rotations; none from a single deal), its share of games won (its seats'
-  best-reward share, truncated games count as no win), games, the capped share. The headline is the mean of those
-  means over every opponent and format, with its interval from the same per-deal averages (all cells share the
-  deals). A card with more than 5% of its games capped is not ranked (``"ranked": false``): under ``most_cards``
-  the players still in at the cap are placed by cards left, ties broken from the player to act, so an agent that
-  stalls (never ends its setup, say) would collect the tie-break; stalling is not play.
-  Time per decision is the agent's seconds in ``act`` over its decisions, batched as the games are played.
+  deals of each deal's mean over its rotations, kept within what a deal can score; none from a single deal; where
+  every deal scored the same, the rule of three instead of a zero-width interval), its share of games won (its
+  seats' best-reward share, truncated games count as no win), games, the capped share. The headline is the mean
+  of those means over every opponent and format, with its interval from the same per-deal averages (all cells
+  share the deals). A card with more than 5% of its games capped is not ranked (``"ranked": false``): under
+  ``most_cards`` the players still in at the cap are placed by cards left, ties broken from the player to act, so
+  an agent that stalls (never ends its setup, say) would collect the tie-break; stalling is not play. Time per
+  decision is the agent's seconds in ``act`` over its decisions, batched as the games are played.
 - **Seeds.** ``--seed`` seeds the agents (each cell's from it), never the deals: the same agent and seed give the
   same card on any run, timings aside.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -206,18 +208,29 @@ def _write_json(path: Path, data) -> None:
     os.replace(tmp, path)
 
 
-def interval(values) -> tuple[float, float | None, float | None]:
-    """(mean, low, high): the mean of per-deal values and its 95% t interval; no bounds (None) from one deal."""
+def interval(values, bounds: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float, float | None,
+                                                                                 float | None]:
+    """(mean, low, high): the mean of per-deal values and its 95% t interval, kept within ``bounds`` (what one deal
+    can score); no interval (None) from one deal. Deals that all scored the same show no spread, and a t interval
+    would have zero width: then the rule of three bounds the share of deals that could score otherwise by 3/n, and
+    the mean moves at most that share of the way to either bound."""
     x = np.asarray(values, float)
-    m = float(x.mean())
-    if len(x) < 2:
+    m, n = float(x.mean()), len(x)
+    if n < 2:
         return m, None, None
-    h = t_ppf(0.975, len(x) - 1) * float(x.std(ddof=1)) / np.sqrt(len(x))
-    return m, m - h, m + h
+    lo_b, hi_b = bounds
+    sd = float(x.std(ddof=1))
+    if sd == 0:
+        lo = m - 3 / n * (m - lo_b) if math.isfinite(lo_b) else m
+        hi = m + 3 / n * (hi_b - m) if math.isfinite(hi_b) else m
+        return m, lo, hi
+    h = t_ppf(0.975, n - 1) * sd / math.sqrt(n)
+    return m, max(m - h, lo_b), min(m + h, hi_b)
 
 
-def cell_scores(cell: dict) -> tuple[dict, np.ndarray]:
-    """A cell's result row and its per-deal scores (the agent's mean reward a seat, per deal)."""
+def cell_scores(cell: dict, bounds: tuple[float, float]) -> tuple[dict, np.ndarray]:
+    """A cell's result row and its per-deal scores (the agent's mean reward a seat, per deal); ``bounds``: the
+    least and most a seat can score in one game."""
     reward = np.asarray(cell["reward"], float)
     mine = np.asarray(cell["seat_agent"]) == 0
     per_game = (reward * mine).sum(axis=1) / mine.sum(axis=1)
@@ -227,10 +240,8 @@ def cell_scores(cell: dict) -> tuple[dict, np.ndarray]:
     deal = np.asarray(cell["deal"])
     count = np.bincount(deal)
     per_deal = np.bincount(deal, weights=per_game) / count
-    m, lo, hi = interval(per_deal)
-    w, wlo, whi = interval(np.bincount(deal, weights=won) / count)
-    if wlo is not None:  # a share: its interval stays in [0, 1]
-        wlo, whi = max(wlo, 0.0), min(whi, 1.0)
+    m, lo, hi = interval(per_deal, bounds)
+    w, wlo, whi = interval(np.bincount(deal, weights=won) / count, (0.0, 1.0))
     row = {"opponent": cell["opponent"], "format": cell["format"], "mean": m, "lo": lo, "hi": hi,
            "games": len(per_game), "capped": float(trunc.mean()), "win_rate": w, "win_lo": wlo, "win_hi": whi,
            "deals": len(per_deal)}
@@ -240,11 +251,12 @@ def cell_scores(cell: dict) -> tuple[dict, np.ndarray]:
 def card_from(cfg: Config, cells: list[dict], digest: str) -> dict:
     """The score card of finished cells (everything but the ``timing`` is the same on every run)."""
     results, per_deal = [], []
+    bounds = lookup(cfg.ruleset).reward_bounds
     for cell in cells:
-        row, pd = cell_scores(cell)
+        row, pd = cell_scores(cell, bounds)
         results.append(row)
         per_deal.append(pd)
-    m, lo, hi = interval(np.mean(per_deal, axis=0))
+    m, lo, hi = interval(np.mean(per_deal, axis=0), bounds)
     seconds, decisions = sum(c["act_seconds"] for c in cells), sum(c["decisions"] for c in cells)
     record = lookup(cfg.ruleset)
     code = code_version()

@@ -296,3 +296,10 @@ def test_the_agent_is_required(capsys):
     with pytest.raises(SystemExit):
         cli(["bench", "--ruleset", "core"])
     assert "give the agent to bench: --agent SPEC" in capsys.readouterr().err
+
+
+def test_an_interval_stays_within_what_a_deal_can_score_and_is_never_falsely_exact():
+    m, lo, hi = B.interval([-1.0] * 30 + [-0.5, -1.0], (-1.0, 1 / 3))
+    assert lo == -1.0 and hi > m  # the t interval would reach below -1
+    m, lo, hi = B.interval([1 / 3] * 32, (-1.0, 1 / 3))  # every deal the same: the rule of three, not [m, m]
+    assert hi == pytest.approx(1 / 3) and lo == pytest.approx(1 / 3 - 3 / 32 * 4 / 3)

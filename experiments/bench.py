@@ -228,6 +228,19 @@ def interval(values, bounds: tuple[float, float] = (-math.inf, math.inf)) -> tup
     return m, max(m - h, lo_b), min(m + h, hi_b)
 
 
+def seat_bounds(ruleset: str, players: int) -> tuple[float, float]:
+    """The least and most one seat can collect in a game of ``ruleset`` at ``players``: the record's bounds,
+    narrowed by its payout (``loser``: every seat but the last gets 1/(N-1); ``winner``: every seat but the first
+    pays 1/(N-1))."""
+    record = lookup(ruleset)
+    lo, hi = record.reward_bounds
+    if record.payout == "loser":
+        hi = min(hi, 1 / (players - 1))
+    elif record.payout == "winner":
+        lo = max(lo, -1 / (players - 1))
+    return lo, hi
+
+
 def cell_scores(cell: dict, bounds: tuple[float, float]) -> tuple[dict, np.ndarray]:
     """A cell's result row and its per-deal scores (the agent's mean reward a seat, per deal); ``bounds``: the
     least and most a seat can score in one game."""
@@ -251,7 +264,7 @@ def cell_scores(cell: dict, bounds: tuple[float, float]) -> tuple[dict, np.ndarr
 def card_from(cfg: Config, cells: list[dict], digest: str) -> dict:
     """The score card of finished cells (everything but the ``timing`` is the same on every run)."""
     results, per_deal = [], []
-    bounds = lookup(cfg.ruleset).reward_bounds
+    bounds = seat_bounds(cfg.ruleset, cfg.players)
     for cell in cells:
         row, pd = cell_scores(cell, bounds)
         results.append(row)

@@ -247,7 +247,8 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     spread = rating_spread(summaries["all"]["agents"], real, rows["all"])
     field_runs = {_label(sp): one_seat(cfg.field_agent, sp) for sp in real}
     var = variance_shares(focal_layout(field_runs), min(cfg.bootstrap, 500), cfg.seed)
-    reward_leads = [reward_lead(field_runs, labels[a], labels[b]) for a, b in pairs]
+    reward_leads = [reward_lead(field_runs, labels[a], labels[b], bootstrap=min(cfg.bootstrap, 1000),
+                                seed=cfg.seed) for a, b in pairs]
     return {"ruleset": ruleset, "players": n, "deals": cfg.deals, "baseline": baseline, "agents": real,
             "oracle": oracle,
             "field_random": field_random, "field_reference": field_ref, "copies": copies, "relative_skill": skill,

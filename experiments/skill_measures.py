@@ -366,29 +366,57 @@ def variance_shares(layout, bootstrap: int = 0, seed: int = 0) -> dict:
     return point
 
 
-def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95) -> dict:
+def _lead_counts(ya, yb, pa, pb, n: float, z: float, sign: float) -> tuple[float, float]:
+    """(fresh, duplicate) games for the side ``sign`` names (+1: a, -1: b) to lead; inf where it does not lead."""
+    diff = float(ya.mean() - yb.mean())
+    fresh = (math.inf if diff * sign <= 0
+             else max(1.0, float(math.ceil((z * math.sqrt(ya.var(ddof=1) + yb.var(ddof=1)) / abs(diff)) ** 2))))
+    dd = pa - pb
+    dup = (math.inf if float(dd.mean()) * sign <= 0
+           else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n)
+    return fresh, float(dup)
+
+
+def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95, bootstrap: int = 1000,
+                seed: int = 0) -> dict:
     """Games for the better of a and b to lead in total reward, each playing its own games in the same field
     (one-seat runs on the same deals). Fresh deals for each: n = (z sd(A - B) / mean(A - B))^2 with the two
     results independent, var(A - B) = var(A) + var(B). Duplicate format (both play the same deals in every
-    seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each."""
+    seat, compared deal by deal): n = (z sd(per-deal difference) / mean)^2 deals, times N games each.
+
+    Each count has a percentile interval from resampling deals (``bootstrap`` times), the leader held to the one
+    the whole sample names: a resample in which the other side leads counts as never (inf), so a leader the deals
+    cannot tell apart shows an interval reaching "never" instead of a count that flips sign between seeds."""
     z = norm_ppf(level)
-    _, _, _ag, ya = focal_layout({a: runs[a]})
-    _, _, _bg, yb = focal_layout({b: runs[b]})
+    da, _, _ag, ya = focal_layout({a: runs[a]})
+    db, _, _bg, yb = focal_layout({b: runs[b]})
     ka, pa = per_deal_reward(runs[a], 0)
     kb, pb = per_deal_reward(runs[b], 0)
     if not np.array_equal(ka, kb):
         raise ValueError("the runs must share their deals")
     diff = float(ya.mean() - yb.mean())
     leader = a if diff >= 0 else b
-    fresh = math.inf if diff == 0 else max(1.0, float(math.ceil((z * math.sqrt(ya.var(ddof=1) + yb.var(ddof=1))
-                                                                  / abs(diff)) ** 2)))
-    dd = pa - pb
+    sign = 1.0 if diff >= 0 else -1.0
     n = len(ya) / len(ka)
-    dup = (math.inf if dd.mean() == 0
-           else max(1.0, float(math.ceil((z * dd.std(ddof=1) / abs(dd.mean())) ** 2))) * n)
+    fresh, dup = _lead_counts(ya, yb, pa, pb, n, z, sign) if diff != 0 else (math.inf, math.inf)
     se = math.sqrt(ya.var(ddof=1) / len(ya) + yb.var(ddof=1) / len(yb))
-    return {"a": a, "b": b, "leader": leader, "reward_gap": diff, "gap_lo": diff - 1.96 * se,
-            "gap_hi": diff + 1.96 * se, "games_to_lead": fresh, "duplicate_games_to_lead": float(dup)}
+    out = {"a": a, "b": b, "leader": leader, "reward_gap": diff, "gap_lo": diff - 1.96 * se,
+           "gap_hi": diff + 1.96 * se, "games_to_lead": fresh, "duplicate_games_to_lead": dup}
+    if bootstrap and len(ka) > 1:
+        rng = np.random.default_rng(seed)
+        ga = [ya[da == k] for k in ka]
+        gb = [yb[db == k] for k in kb]
+        draws = []
+        for _ in range(bootstrap):
+            pick = rng.integers(0, len(ka), len(ka))
+            draws.append(_lead_counts(np.concatenate([ga[i] for i in pick]), np.concatenate([gb[i] for i in pick]),
+                                      pa[pick], pb[pick], n, z, sign))
+        draws = np.array(draws)
+        q = [2.5, 97.5]  # order statistics, never interpolated (a count may be inf)
+        out["lead_lo"], out["lead_hi"] = (float(x) for x in np.percentile(draws[:, 0], q, method="inverted_cdf"))
+        out["dup_lo"], out["dup_hi"] = (float(x) for x in np.percentile(draws[:, 1], q, method="inverted_cdf"))
+        out["leader_share"] = float(np.mean(np.isfinite(draws[:, 0])))  # resamples where the leader leads
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -164,8 +164,12 @@ def _lead_tables(r: dict, cfg: dict) -> list[str]:
              "| A | B | reward gap A - B (95%) | leader | games, fresh deals | games, duplicate format |",
              "|---|---|---|---|---|---|"]
     for x in r["reward_lead"]:
+        fresh, dup = _n(x["games_to_lead"]), _n(x["duplicate_games_to_lead"])
+        if "lead_lo" in x:  # reports from before the intervals have none
+            fresh += f" [{_n(x['lead_lo'])}, {_n(x['lead_hi'])}]"
+            dup += f" [{_n(x['dup_lo'])}, {_n(x['dup_hi'])}]"
         lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
-                     f"| {x['leader']} | {_n(x['games_to_lead'])} | {_n(x['duplicate_games_to_lead'])} |")
+                     f"| {x['leader']} | {fresh} | {dup} |")
     table = ", ".join(r.get("agents", cfg["agents"]))
     lines += ["", (f"Head to head at the all-agent table ({table}; finishing ahead, ties half; games to lead "
               "computed exactly, interval from resampling deals):"), "",

@@ -191,6 +191,13 @@ def test_reward_lead_on_the_synthetic_game():
     luck["beginner"] = synthetic_rows(["beginner"], [0, 0, 0, 0], 0.0, 200, seed=5)
     r = S.reward_lead(luck, "expert", "beginner")
     assert r["gap_lo"] < 0 < r["gap_hi"] and r["games_to_lead"] > 200  # a lottery: no reliable leader
+    # and its interval says so: in many resamples the other side leads (never), where the skill game's does not
+    lottery = {"expert": synthetic_rows(["expert", "beginner"], [0, 1, 1, 1], 0.0, 200, seed=5),
+               "beginner": synthetic_rows(["beginner"], [0, 0, 0, 0], 0.0, 200, seed=6)}
+    r = S.reward_lead(lottery, "expert", "beginner")
+    assert math.isfinite(r["games_to_lead"]) and r["lead_hi"] == math.inf and r["leader_share"] < 0.99
+    sure = S.reward_lead(skill, "expert", "beginner")
+    assert sure["lead_lo"] == sure["lead_hi"] == 1 and sure["leader_share"] == 1.0
 
 
 def test_luck_baseline_and_elo_gap():

@@ -197,7 +197,7 @@ def test_reward_lead_on_the_synthetic_game():
     r = S.reward_lead(lottery, "expert", "beginner")
     assert math.isfinite(r["games_to_lead"]) and r["lead_hi"] == math.inf and r["leader_share"] < 0.99
     sure = S.reward_lead(skill, "expert", "beginner")
-    assert sure["lead_lo"] == sure["lead_hi"] == 1 and sure["leader_share"] == 1.0
+    assert sure["lead_lo"] == 1 and sure["lead_hi"] <= 2 and sure["leader_share"] == 1.0
 
 
 def test_luck_baseline_and_elo_gap():

@@ -31,11 +31,23 @@ def report_markdown(report: dict) -> str:
 _NO_SKILL = {"relative_skill": math.nan, "rs_lo": math.nan, "rs_hi": math.nan}
 
 
+def ci(m: float, lo: float, hi: float, form: str = ".2f") -> str:
+    """``m [lo, hi]``, or words where the interval cannot be estimated: no number pretends to be exact. A
+    zero-width interval (every resample the same) and a missing one (too few deals) say so."""
+    if not math.isfinite(m):
+        return "n/a"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{m:{form}} (no interval: too few deals)"
+    if lo == hi:
+        return f"{m:{form}} (no interval: every resample gave the same value; more deals needed)"
+    return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
+
+
 def _skill_text(x: dict) -> str:
     if not math.isfinite(x["relative_skill"]):
         return "n/a (no fictive player)"
     pre = "at least " if x.get("bound") else ""
-    return f"{pre}{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]"
+    return f"{pre}{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}"
 
 
 def _games_to_lead(r: dict, a: str, b: str) -> str:
@@ -96,9 +108,9 @@ def _bounds_table(report: dict) -> list[str]:
                 orc = "n/a"
                 if x:
                     note = f" ({x['note']})" if x.get("note") else ""
-                    orc = f"{x['relative_skill']:.2f} [{x['rs_lo']:.2f}, {x['rs_hi']:.2f}]{note}"
-                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {lb['relative_skill']:.2f} "
-                             f"[{lb['rs_lo']:.2f}, {lb['rs_hi']:.2f}] | {btxt} "
+                    orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
+                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} "
+                             f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     return lines
 
@@ -153,8 +165,7 @@ def _skill_table(r: dict) -> list[str]:
         m = s["means"]
         lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
                      f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
-                     f"| {s['random_effect']:+.3f} | {s['relative_skill']:.2f} [{s['rs_lo']:.2f}, "
-                     f"{s['rs_hi']:.2f}] |")
+                     f"| {s['random_effect']:+.3f} | {ci(s['relative_skill'], s['rs_lo'], s['rs_hi'])} |")
     return lines
 
 

@@ -403,3 +403,11 @@ def test_the_bootstrap_resamples_the_choice_of_the_best_player_too():
     assert rs["relative_skill"] in (pytest.approx(0.75), pytest.approx(0.25))
     assert rs["rs_lo"] == pytest.approx(0.25) and rs["rs_hi"] == pytest.approx(0.75)
     assert 0.3 < rs["best_share"]["A"] < 0.7 and 0.3 < rs["best_share"]["B"] < 0.7
+
+
+def test_the_report_never_prints_a_zero_width_interval_for_an_estimate():
+    from experiments.skill_report import ci
+
+    assert ci(0.5, 0.4, 0.6) == "0.50 [0.40, 0.60]"
+    assert "no interval: every resample gave the same value" in ci(0.0, 0.0, 0.0)
+    assert "too few deals" in ci(0.2, math.nan, math.nan) and ci(math.nan, 0, 1) == "n/a"

@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     omg = "the same" if list(agents.OMG_AGENTS) == list(agents.REGISTRY) else ", ".join(agents.OMG_AGENTS)
     ap = build_config_parser(Config, description=__doc__,
                              notes={"opponents": f"Agents: {names} (omg: {omg}); ppo loads the committed "
-                                                 f"checkpoint of the ruleset."})
+                                                 f"checkpoint of the ruleset. Your own: my_agent.py:MyAgent, "
+                                                 f"my_pkg.mod:MyAgent, or an installed entry point's name."})
     ap.prog = "shedders play"
     return ap
 

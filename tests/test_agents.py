@@ -685,3 +685,25 @@ def test_a_lone_decision_over_the_threads_chooses_what_one_thread_chooses(select
             checked += 1
         vg.step(vg.sample_legal())
     assert checked >= min(20, decisions or 20)
+
+
+@pytest.mark.parametrize("ruleset", ["core", "fatality", "og", "south_african", "house", "omg"])
+def test_learned_is_the_tables_network_legal_and_seeded(ruleset):
+    """The CONTRACT's ``learned``: a network deciding from the observation alone, the same for a seed."""
+    import shedders
+
+    vg = shedders.VectorGame(ruleset, 64, 4, seed=2)
+    vg.reset()
+    a, b = (agents.make("learned", ruleset, 4, seed=9) for _ in range(2))
+    assert a.chosen.startswith("ppo (") and not getattr(a, "needs_state", False)
+    for _ in range(30):
+        acts = a.act(vg.observation, vg.action_mask)
+        assert np.array_equal(acts, b.act(vg.observation, vg.action_mask))
+        assert vg.action_mask[np.arange(64), acts].all()
+        vg.step(acts)
+
+
+def test_learned_falls_back_to_expert_where_no_network_plays_the_table():
+    agent = agents.make("learned", "core", 3, seed=0)
+    assert agent.chosen == "expert (no network for this table)"
+    assert agents.make("learned", "house", 4, rules={"slap": True}).chosen.startswith("expert")

@@ -133,6 +133,7 @@ WEB_AGENT_OPTIONS = {
     "search": SEARCH_OPTIONS, "oracle": SEARCH_OPTIONS,
     "champion": {"time_budget": (float, 0.001, 1.0)},
     "ppo": {"sample": (bool,), "temperature": (float, 0.05, 10.0)},
+    "learned": {"sample": (bool,), "temperature": (float, 0.05, 10.0)},
     "guided": {"worlds": (int, 1, 32), "depth": (int, 0, 64), "top_k": (int, 1, 16)},
 }
 MAX_SPEC = 200  # characters in one agent spec

@@ -42,6 +42,22 @@ def write(card: dict, folder: Path) -> Path:
     return path
 
 
+def table(folder: Path) -> str:
+    """The shipped cards as a markdown table: headline and each opponent's 1-against-the-rest mean."""
+    cards = [json.loads(gzip.decompress(p.read_bytes())) for p in sorted(folder.glob("*.json.gz"))]
+    cards.sort(key=lambda c: (RULESETS.index(c["ruleset"]), B.OPPONENTS.index(c["agent"])
+                              if c["agent"] in B.OPPONENTS else 99))
+    lines = ["| ruleset | agent | headline (95%) | " + " | ".join(f"1v3 {o}" for o in B.OPPONENTS)
+             + " | capped | ms/decision |", "|---" * (5 + len(B.OPPONENTS)) + "|"]
+    for c in cards:
+        one = {r["opponent"]: r for r in c["results"] if r["format"].startswith("1v")}
+        h = c["headline"]
+        lines.append(f"| {c['ruleset']} | `{c['agent']}` | {h['mean']:+.3f} [{h['lo']:+.3f}, {h['hi']:+.3f}] | "
+                     + " | ".join(f"{one[o]['mean']:+.3f}" if o in one else "" for o in B.OPPONENTS)
+                     + f" | {c['capped']:.1%} | {c['timing']['ms_per_decision']:.3f} |")
+    return "\n".join(lines)
+
+
 def all_cells_played(cfg: B.Config) -> bool:
     return all((Path(cfg.work) / f"{cfg.ruleset}-{cfg.players}p-{B.cell_key(cfg, opp, fmt)}.json").exists()
                for opp in B.OPPONENTS for fmt in B.formats(cfg.players))
@@ -54,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", default="runs/bench", help="where the bench keeps finished cells")
     ap.add_argument("--out", default=str(L.SHIPPED), help="where the cards go (default: the package's folder)")
     ap.add_argument("--cached-only", action="store_true", help="skip a card whose cells are not all played yet")
+    ap.add_argument("--table", action="store_true", help="print the shipped cards as a markdown table and stop")
     args = ap.parse_args(argv)
+    if args.table:
+        print(table(Path(args.out)))
+        return 0
     for ruleset in args.rulesets.split(","):
         for agent in args.agents.split(","):
             cfg = B.Config(agent=agent, ruleset=ruleset, quick=True, work=args.work)

@@ -303,3 +303,25 @@ def test_an_interval_stays_within_what_a_deal_can_score_and_is_never_falsely_exa
     assert lo == -1.0 and hi > m  # the t interval would reach below -1
     m, lo, hi = B.interval([1 / 3] * 32, (-1.0, 1 / 3))  # every deal the same: the rule of three, not [m, m]
     assert hi == pytest.approx(1 / 3) and lo == pytest.approx(1 / 3 - 3 / 32 * 4 / 3)
+
+
+def test_ctrl_c_keeps_the_finished_cells_and_writes_no_card(tmp_path, monkeypatch, capsys):
+    played = []
+    real = B.play_cell
+
+    def interrupted(cfg, seeds, index, opponent, fmt, lineup):
+        if played:
+            raise KeyboardInterrupt
+        played.append(index)
+        return real(cfg, seeds, index, opponent, fmt, lineup)
+
+    monkeypatch.setattr(B, "play_cell", interrupted)
+    out, db, work = tmp_path / "card.json", tmp_path / "board.sqlite", tmp_path / "work"
+    argv = ["bench", "--agent", "random", "--ruleset", "og", "--games", "1", "--out", str(out), "--submit",
+            "--db", str(db), "--work", str(work), "--quiet"]
+    with pytest.raises(SystemExit) as exit_:
+        cli(argv)
+    assert exit_.value.code == 130 and "finished cells are kept" in capsys.readouterr().err
+    assert not out.exists() and len(list(work.glob("*.json"))) == 1 and not list(work.glob("*.tmp"))
+    with L.open_db(db, shipped=False) as board:
+        assert board.entries() == []

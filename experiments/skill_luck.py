@@ -43,6 +43,7 @@ from experiments.skill_measures import (
     focal_layout,
     head_to_head,
     lead_measure,
+    learning_tiers,
     luck_baseline,
     pair_scores,
     per_deal_reward,
@@ -65,11 +66,11 @@ from shedders.rules.registry import members
 
 #: the measures and the report, importable from here as before the split
 __all__ = ["Config", "agent_stats", "budget_gain", "certified", "elo_gap", "focal_layout", "games_to_lead",
-           "head_to_head", "lead_measure", "luck_baseline", "main", "measure_ruleset", "modelled",
-           "normal_games_to_lead", "pair_scores", "per_deal_reward", "plateaued", "plot", "rating_spread",
-           "relative_skill", "relative_skill_from_rows", "report_markdown", "reward_lead", "run", "seat_effects",
-           "seat_win_rates", "spec_budget", "table_layout", "variance_components", "variance_shares",
-           "with_budget"]
+           "head_to_head", "lead_measure", "learning_tiers", "luck_baseline", "main", "measure_ruleset",
+           "modelled", "normal_games_to_lead", "pair_scores", "per_deal_reward", "plateaued", "plot",
+           "rating_spread", "relative_skill", "relative_skill_from_rows", "report_markdown", "reward_lead", "run",
+           "seat_effects", "seat_win_rates", "spec_budget", "table_layout", "variance_components",
+           "variance_shares", "with_budget"]
 
 PALACE_RULESETS = members("palace")  # ``--all``: the palace family, in the package's order
 
@@ -224,9 +225,10 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     skill, skill_by_beginner, certification = {}, {}, {}  # no fictive player for this ruleset: no relative skill
     beginners = [b for b in cfg.beginners if b in [_label(x) for x in real]] or [_label(real[0])]
     best_payoff = float(np.max(np.asarray(rows["copies-random"]["reward"], float)))  # the game's top reward
-    bound = {}
+    bound, tiers = {}, {}
     for fld in dict.fromkeys([cfg.field_agent, "random"]):
         runs = {_label(s): one_seat(fld, s) for s in real}
+        tiers[fld] = {b: learning_tiers(runs, b, [_label(s) for s in real], cfg.split) for b in beginners}
         bound[fld] = {b: relative_skill_from_rows(runs, b, [_label(s) for s in real], "best payoff", cfg.bootstrap,
                                                   cfg.seed, split=cfg.split, ceiling=best_payoff)
                       for b in beginners}
@@ -255,6 +257,7 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "lead": lead,
             "spread": spread, "variance": var, "reward_lead": reward_leads,
             "relative_skill_by_beginner": skill_by_beginner, "relative_skill_bound": bound,
+            "learning_tiers": tiers,
             "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}

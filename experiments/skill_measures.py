@@ -97,6 +97,26 @@ def relative_skill(beginner: float, best: float, fictive: float) -> dict:
             "relative_skill": le / (le + re) if le + re != 0 else math.nan}
 
 
+def learning_tiers(runs: dict[str, dict], beginner: str, real: list[str], split: bool = True) -> list[dict]:
+    """The learning effect each real player shows over ``beginner`` (its mean reward minus the beginner's, each
+    alone in the same field, paired by deal), strongest last, on the deals relative skill is measured on (the odd
+    ones with ``split``). Read down the list: where the effect stops rising with the players' strength, the table
+    has found the skill there is; where it still rises, a stronger player would show more."""
+    keys, base = per_deal_reward(runs[beginner], 0)
+    use = np.flatnonzero(keys % 2 == 1) if split else np.arange(len(keys))
+    out = []
+    for name in real:
+        if name == beginner:
+            continue
+        k, v = per_deal_reward(runs[name], 0)
+        if not np.array_equal(k, keys):
+            raise ValueError("the runs must share their deals (the same seed and number of deals)")
+        d = paired_difference(v[use], base[use])
+        out.append({"player": name, "learning_effect": d["diff"], "lo": d["lo"], "hi": d["hi"],
+                    "deals": d["deals"]})
+    return sorted(out, key=lambda x: x["learning_effect"])
+
+
 def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[str], fictive: str,
                              bootstrap: int = 2000, seed: int = 0, split: bool = True,
                              ceiling: float | None = None) -> dict:

@@ -117,7 +117,27 @@ def _bounds_table(report: dict) -> list[str]:
 
 def _ruleset_section(r: dict, cfg: dict) -> list[str]:
     """One ruleset's section: its seats, its fields of copies, relative skill, games to lead, spread, variance."""
-    return [*_seat_tables(r, cfg), *_skill_table(r), *_lead_tables(r, cfg), *_spread_and_variance(r, cfg)]
+    return [*_seat_tables(r, cfg), *_skill_table(r), *_tier_table(r), *_lead_tables(r, cfg),
+            *_spread_and_variance(r, cfg)]
+
+
+def _tier_table(r: dict) -> list[str]:
+    """The learning effect of each real player over each beginner, weakest first: where it stops rising with the
+    players' strength, the table has found the skill there is."""
+    tiers = r.get("learning_tiers")
+    if not tiers:
+        return []
+    lines = ["", ("Learning effect of each real player over the beginner (alone in the field, paired by deal, "
+                  "on the measured deals), weakest first: where it stops rising, stronger players find no more "
+                  "skill."),
+             "",
+             "| field | beginner | player | learning effect (95%) |", "|---|---|---|---|"]
+    for fld, by_b in tiers.items():
+        for b, rows in by_b.items():
+            for x in rows:
+                effect = ci(x["learning_effect"], x["lo"], x["hi"], "+.3f")
+                lines.append(f"| {fld} | {b} | {x['player']} | {effect} |")
+    return lines
 
 
 def _seat_tables(r: dict, cfg: dict) -> list[str]:

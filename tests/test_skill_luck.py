@@ -411,3 +411,18 @@ def test_the_report_never_prints_a_zero_width_interval_for_an_estimate():
     assert ci(0.5, 0.4, 0.6) == "0.50 [0.40, 0.60]"
     assert "no interval: every resample gave the same value" in ci(0.0, 0.0, 0.0)
     assert "too few deals" in ci(0.2, math.nan, math.nan) and ci(math.nan, 0, 1) == "n/a"
+
+
+def test_learning_tiers_order_the_players_and_show_where_the_effect_stops_rising(monkeypatch):
+    """Real players of known strength (the synthetic game's quality), each alone among beginners: their learning
+    effects over the beginner come out in that order, and the two equal strongest ones within each other's
+    interval (the effect has stopped rising)."""
+    for name, q in (("weak", 0.3), ("strong", 1.0), ("strong2", 1.0)):
+        monkeypatch.setitem(QUALITY, name, q)
+    runs = {"beginner": synthetic_rows(["beginner"], [0, 0, 0, 0], 0.25, 400, seed=1)}
+    for seed, name in enumerate(("weak", "strong", "strong2"), 2):
+        runs[name] = synthetic_rows([name, "beginner"], [0, 1, 1, 1], 0.25, 400, seed=seed)
+    tiers = S.learning_tiers(runs, "beginner", ["beginner", "weak", "strong", "strong2"])
+    assert tiers[0]["player"] == "weak" and {t["player"] for t in tiers[1:]} == {"strong", "strong2"}
+    a, b = tiers[1], tiers[2]
+    assert a["lo"] < b["learning_effect"] < a["hi"] and tiers[0]["hi"] < a["lo"]

@@ -89,9 +89,12 @@ def _bounds_table(report: dict) -> list[str]:
                   "tolerance (the first reports: when one doubling happened to move the random effect by less);"
                   " the lower bound puts the game's best payoff in the fictive player's place (no player can "
                   "score more, so no fictive player can give less relative skill). Capped: the largest share of"
-                  " games at the ply cap over the ruleset's tournaments."), "",
+                  " games at the ply cap over the ruleset's tournaments. The bracket: the true fictive player "
+                  "(who knows every chance outcome and best-responds) scores at most the best payoff and at least "
+                  "any feasible oracle, so relative skill lies between the lower bound and the oracle's value; "
+                  "each end carries its own interval, and a stronger oracle narrows it from above."), "",
              ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
-              "| oracle budget | capped |"), "|---|---|---|---|---|---|---|---|"]
+              "| bracket | oracle budget | capped |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in report["rulesets"]:
         for fld, by_b in r.get("relative_skill_bound", {}).items():
             c = r.get("certification", {}).get(fld)
@@ -105,12 +108,13 @@ def _bounds_table(report: dict) -> list[str]:
                 btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
             for b, lb in by_b.items():
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
-                orc = "n/a"
+                orc, bracket = "n/a", f"[{lb['relative_skill']:.2f}, 1] (no oracle played)"
                 if x:
                     note = f" ({x['note']})" if x.get("note") else ""
                     orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
+                    bracket = f"[{lb['relative_skill']:.2f}, {x['relative_skill']:.2f}]"
                 lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} "
-                             f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {btxt} "
+                             f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {bracket} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     return lines
 

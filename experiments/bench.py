@@ -221,8 +221,9 @@ def interval(values, bounds: tuple[float, float] = (-math.inf, math.inf)) -> tup
     lo_b, hi_b = bounds
     sd = float(x.std(ddof=1))
     if sd == 0:
-        lo = m - 3 / n * (m - lo_b) if math.isfinite(lo_b) else m
-        hi = m + 3 / n * (hi_b - m) if math.isfinite(hi_b) else m
+        share = min(1.0, 3 / n)  # at most this share of deals could have scored otherwise (the rule of three)
+        lo = m - share * (m - lo_b) if math.isfinite(lo_b) else m
+        hi = m + share * (hi_b - m) if math.isfinite(hi_b) else m
         return m, lo, hi
     h = t_ppf(0.975, n - 1) * sd / math.sqrt(n)
     return m, max(m - h, lo_b), min(m + h, hi_b)

@@ -263,8 +263,11 @@ def open_db(path: str | Path | None = None, shipped: bool = True) -> Leaderboard
     path = Path(path).expanduser() if path is not None else default_path()
     if path.is_dir():
         raise LeaderboardError(f"{path} is a directory, not a leaderboard database")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level="DEFERRED")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level="DEFERRED")
+    except (OSError, sqlite3.Error) as e:
+        raise LeaderboardError(f"cannot open the leaderboard at {path}: {e}") from None
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn, path)

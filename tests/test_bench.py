@@ -325,3 +325,9 @@ def test_ctrl_c_keeps_the_finished_cells_and_writes_no_card(tmp_path, monkeypatc
     assert not out.exists() and len(list(work.glob("*.json"))) == 1 and not list(work.glob("*.tmp"))
     with L.open_db(db, shipped=False) as board:
         assert board.entries() == []
+
+
+def test_few_deals_never_give_an_interval_outside_the_bounds():
+    for values in ([1.0, 1.0], [0.0, 0.0, 0.0], [1.0, -1 / 3]):
+        m, lo, hi = B.interval(values, (-1 / 3, 1.0))
+        assert -1 / 3 <= lo <= m <= hi <= 1.0

@@ -33,6 +33,14 @@ The network and its checkpoints are ``train_ppo``'s (``agents.ppo.Policy``, ``sa
 so a checkpoint is a ``ppo`` agent and a ``guided`` one: ``guided:checkpoint=runs/exit-core/checkpoint.pt``.
 ``--init`` starts from a trained network (default: the committed ``ppo`` checkpoint of the table).
 
+**Where the play runs.** A round's games are played in chunks of ``--chunk`` games, each seeded by the round and
+its index (its deals, who sits where, which decisions the search takes), so the round's data is the same whether
+the chunks play here, on ``--workers`` spawned processes (one numba and one torch thread each) or on ``--workers``
+Ray actors (``--backend ray``: a cluster at ``$RAY_ADDRESS``, else a local one; ``experiments/ray_backend.py``).
+The search that labels the decisions is what costs, so it is what the workers spread
+(``tests/test_guided.py::test_train_exit_plays_the_same_round_on_any_backend`` checks the three give the same
+round). The networks travel to the workers each round; Ray starts its actors once per round.
+
 Writes ``runs/<name>/``: ``progress.csv`` (one row per round: losses, the policy's agreement with the search before
 the round's training, the learner's reward against the pool, capped games, time), ``checkpoint.pt`` after every
 round (atomic) and ``config.json``.
@@ -57,11 +65,13 @@ import shedders
 from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
 from agents.ppo import default_checkpoint, legal_index, load_file, packed_legal, policy_from, same_game, save_file
+from experiments import ray_backend
 from experiments.runlog import as_tuples, log_row, trim_log
 from experiments.train_ppo import set_threads
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
 from shedders.engine.search import palace_guided as G
+from shedders.vector import game_seeds
 
 
 @dataclass
@@ -109,6 +119,11 @@ class Config:
     cap_rule: str = "most_cards"
     out: str = "runs"  # the folder that holds the run directory
     name: str | None = None  # the run directory's name (none: exit-<ruleset>-<players>p-seed<seed>)
+    # games per chunk of a round's play: the unit of work spread over the workers and of seeding, so a round's data
+    # is the same whatever --workers and --backend
+    chunk: int = 32
+    workers: int = 1  # processes (local backend) or Ray actors that play a round's chunks, one CPU each
+    backend: str = "local"  # where chunks play: local (this process, or --workers spawned processes) or ray
 
     def run_name(self) -> str:
         return self.name or f"exit-{self.ruleset}-{self.players}p-seed{self.seed}"
@@ -119,7 +134,12 @@ def check(cfg: Config) -> None:
     if "guided" not in agents_pkg.offered_agents(cfg.ruleset):
         raise ValueError(f"train_exit trains the rulesets a guided search plays; {cfg.ruleset} has none")
     shedders.make_rules(cfg.ruleset, cfg.players)
-    for key in ("rounds", "games", "worlds", "top_k", "epochs", "batch", "critic_hidden", "ply_cap"):
+    if cfg.backend not in ("local", "ray"):
+        raise ValueError(f"unknown backend {cfg.backend!r}; allowed: local, ray")
+    if cfg.backend == "ray":
+        ray_backend.require_ray()
+    for key in ("rounds", "games", "worlds", "top_k", "epochs", "batch", "critic_hidden", "ply_cap", "chunk",
+                "workers"):
         if getattr(cfg, key) < 1:
             raise ValueError(f"{key} must be at least 1, got {getattr(cfg, key)}")
     for key in ("search_share", "self_play"):
@@ -147,19 +167,73 @@ def check(cfg: Config) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 # One round of play
 # ----------------------------------------------------------------------------------------------------------------
-def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Generator) -> dict:
-    """Play ``cfg.games`` games to their end; return the round's training data and its statistics."""
-    n, b = cfg.players, cfg.games
+def play_round(cfg: Config, policy, critic, round_no: int) -> dict:
+    """Play ``cfg.games`` games to their end, in chunks of ``cfg.chunk`` (here, or on ``cfg.workers`` processes or
+    Ray actors); return the round's training data and its statistics, the same for a seed whatever the backend."""
+    todo = [(round_no, c, min(cfg.chunk, cfg.games - c * cfg.chunk)) for c in range(-(-cfg.games // cfg.chunk))]
+    parts: dict[int, dict] = {}
+    if cfg.workers == 1 and cfg.backend == "local":
+        for args in todo:
+            parts[args[1]] = play_chunk_with(cfg, policy, critic, *args)
+    else:
+        payload = {"config": asdict(cfg), "networks": networks_state(policy, critic)}
+        if cfg.backend == "ray":
+            ray_backend.run_chunks(play_chunk, payload, todo, cfg.workers,
+                                   lambda r: parts.__setitem__(r["chunk"], r))
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # spawn, not fork (numba's threads do not survive a fork); one numba and one torch thread a worker
+            with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"),
+                                     initializer=_one_thread) as pool:
+                for r in pool.map(play_chunk, [payload] * len(todo), *zip(*todo)):
+                    parts[r["chunk"]] = r
+    return merge_chunks([parts[c] for c in sorted(parts)])
+
+
+def _one_thread() -> None:
+    import numba
+
+    numba.set_num_threads(1)
+    torch.set_num_threads(1)
+
+
+def networks_state(policy, critic) -> dict:
+    """What a worker needs to rebuild the networks: the policy's checkpoint form and the critic's weights."""
+    return {"policy": {"model": policy.state_dict(),
+                       "config": {"hidden": policy.hidden, "squash_obs": policy.squash},
+                       "obs_size": policy.obs_size, "num_actions": policy.num_actions},
+            "critic": critic.state_dict(), "critic_hidden": critic.hidden, "players": critic.num_players}
+
+
+def play_chunk(payload: dict, round_no: int, chunk: int, games: int) -> dict:
+    """``play_chunk_with`` in a worker: the config and the networks rebuilt from ``payload``."""
+    cfg = Config(**payload["config"])
+    net = payload["networks"]
+    policy = policy_from(net["policy"]).eval()
+    critic = Critic(net["policy"]["obs_size"], net["players"], net["critic_hidden"])
+    critic.load_state_dict(net["critic"])
+    return play_chunk_with(cfg, policy, critic.eval(), round_no, chunk, games)
+
+
+def play_chunk_with(cfg: Config, policy, critic, round_no: int, chunk: int, games: int) -> dict:
+    """Games ``chunk * cfg.chunk`` onwards of round ``round_no`` (``games`` of them), to their end. Every draw
+    comes from the round's seed and the chunk's index: the deals, who sits where, which decisions are searched."""
+    n, b = cfg.players, games
     seed = cfg.seed + 7919 * round_no  # a fresh deal every round, the same on a resume
+    rng = np.random.default_rng([cfg.seed, round_no, chunk])
     vg = shedders.VectorGame(cfg.ruleset, b, n, seed=seed, ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule,
                              autoreset=False)
-    vg.reset()
+    vg.reset(seeds=game_seeds(seed, b, start=chunk * cfg.chunk))
     warm = round_no >= cfg.critic_warmup
     leaf = critic if cfg.leaf == "critic" and warm else None  # None: the policy's value head
-    search = GuidedSearchAgent.with_networks(policy, leaf, cfg.ruleset, n, seed=seed + 1, worlds=cfg.worlds,
+    agent_seed = int(np.random.default_rng([cfg.seed, round_no, chunk, 1]).integers(2**31))
+    search = GuidedSearchAgent.with_networks(policy, leaf, cfg.ruleset, n, seed=agent_seed + 1, worlds=cfg.worlds,
                                              depth=cfg.depth, top_k=cfg.top_k, prior=cfg.prior)
-    pool = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=seed + 3 + i) for i, spec in enumerate(cfg.pool)]
-    teacher = None if cfg.expert == "guided" else agents_pkg.make_spec(cfg.expert, cfg.ruleset, n, seed=seed + 2)
+    pool = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=agent_seed + 3 + i) for i, spec in enumerate(cfg.pool)]
+    teacher = (None if cfg.expert == "guided"
+               else agents_pkg.make_spec(cfg.expert, cfg.ruleset, n, seed=agent_seed + 2))
     # who holds each seat: -1 the learner, k >= 0 pool member k
     ctrl = np.full((b, n), -1, np.int64)
     for g in range(b):
@@ -195,16 +269,32 @@ def play_round(cfg: Config, policy, critic, round_no: int, rng: np.random.Genera
     game, seat = np.concatenate(rec["game"]), np.concatenate(rec["seat"])
     returns = collected[game, seat] - np.concatenate(rec["before"])
     learner = ctrl[game, seat] < 0
-    vs_pool = [collected[g, ctrl[g] < 0].mean() for g in range(b) if (ctrl[g] >= 0).any()]
+    vs_pool = [float(collected[g, ctrl[g] < 0].mean()) for g in range(b) if (ctrl[g] >= 0).any()]
     return {
+        "chunk": chunk,
         "obs": np.concatenate(rec["obs"]), "cobs": np.concatenate(rec["cobs"]),
         "legal": _stack_padded(rec["idx"]), "soft": _stack_padded(rec["soft"], 0),
         "target": np.concatenate(rec["target"]), "returns": returns,
         "learner": learner, "decisions": decisions, "searched": stats["searched"],
+        "agree": [bool(x) for x in stats["agree"]], "vs_pool": vs_pool, "capped": int(capped.sum()), "games": b,
+    }
+
+
+def merge_chunks(parts: list[dict]) -> dict:
+    """A round's data from its chunks, in chunk order."""
+    agree = [x for p in parts for x in p["agree"]]
+    vs_pool = [x for p in parts for x in p["vs_pool"]]
+    learner = np.concatenate([p["learner"] for p in parts])
+    return {
+        "obs": np.concatenate([p["obs"] for p in parts]), "cobs": np.concatenate([p["cobs"] for p in parts]),
+        "legal": _stack_padded([p["legal"] for p in parts]), "soft": _stack_padded([p["soft"] for p in parts], 0),
+        "target": np.concatenate([p["target"] for p in parts]),
+        "returns": np.concatenate([p["returns"] for p in parts]), "learner": learner,
+        "decisions": sum(p["decisions"] for p in parts), "searched": sum(p["searched"] for p in parts),
         "learner_decisions": int(learner.sum()),
-        "agree": float(np.mean(stats["agree"])) if stats["agree"] else float("nan"),
+        "agree": float(np.mean(agree)) if agree else float("nan"),
         "reward_vs_pool": float(np.mean(vs_pool)) if vs_pool else float("nan"),
-        "capped": float(capped.mean()),
+        "capped": sum(p["capped"] for p in parts) / sum(p["games"] for p in parts),
     }
 
 
@@ -392,7 +482,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         t0 = time.perf_counter()
         policy.eval()
         critic.eval()
-        data = play_round(cfg, policy, critic, counters["round"], rng)
+        data = play_round(cfg, policy, critic, counters["round"])
         t_play = time.perf_counter() - t0
         policy.train()
         critic.train()

@@ -169,7 +169,7 @@ def test_train_exit_with_a_fixed_expert_plays_and_labels_its_choices():
     cfg = X.Config(games=4, expert="expert:cycle_break=0", search_share=1.0, self_play=1.0, ply_cap=300)
     ck = load_file(default_checkpoint("core", 4))
     policy = policy_from(ck)
-    data = X.play_round(cfg, policy, Critic(ck["obs_size"], 4), 0, np.random.default_rng(0))
+    data = X.play_round(cfg, policy, Critic(ck["obs_size"], 4), 0)
     taught = np.flatnonzero(data["target"] >= 0)
     assert len(taught) > 50 and data["searched"] == len(taught)
     soft, legal = data["soft"][taught], data["legal"][taught]
@@ -196,7 +196,7 @@ def test_train_exit_min_gap_teaches_only_the_searchs_confident_corrections():
     policy = policy_from(ck)
     base = dict(games=4, search_share=1.0, self_play=1.0, ply_cap=300, leaf="value", **SMALL)
     critic = Critic(ck["obs_size"], 4)
-    tiny = X.play_round(X.Config(min_gap=1e-9, **base), policy, critic, 0, np.random.default_rng(0))
+    tiny = X.play_round(X.Config(min_gap=1e-9, **base), policy, critic, 0)
     taught = np.flatnonzero(tiny["target"] >= 0)
     assert 0 < len(taught) < tiny["searched"]
     legal = tiny["legal"][taught]
@@ -208,7 +208,7 @@ def test_train_exit_min_gap_teaches_only_the_searchs_confident_corrections():
         logp, _ = policy.legal(torch.from_numpy(tiny["obs"][taught]).float(), idx, valid)
     top = idx.numpy()[np.arange(len(taught)), logp.masked_fill(~valid, -np.inf).argmax(1).numpy()]
     assert np.all(top != tiny["target"][taught])
-    none = X.play_round(X.Config(min_gap=3.0, **base), policy, critic, 0, np.random.default_rng(0))
+    none = X.play_round(X.Config(min_gap=3.0, **base), policy, critic, 0)
     assert none["searched"] > 0 and np.all(none["target"] < 0) and np.all(none["soft"] == 0)
 
 
@@ -226,3 +226,26 @@ def test_train_exit_refuses_bad_configs(tmp_path):
         with pytest.raises(SystemExit):
             X.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.slow  # spawns two processes and starts Ray
+def test_train_exit_plays_the_same_round_on_any_backend():
+    """A round's chunks are seeded by their index: one process, two spawned processes and two Ray actors give the
+    same data, decision for decision (a DAgger round with a fixed expert, so that the labels are the search's)."""
+    from agents.guided import Critic
+    from agents.ppo import default_checkpoint, policy_from
+
+    torch.set_num_threads(1)
+    ck = load_file(default_checkpoint("core", 4))
+    policy = policy_from(ck).eval()
+    critic = Critic(ck["obs_size"], 4).eval()
+    base = {"games": 6, "chunk": 2, "expert": "search:budget=16", "search_share": 0.5, "self_play": 0.5,
+            "ply_cap": 200}
+    one = X.play_round(X.Config(**base), policy, critic, 1)
+    assert one["searched"] > 0 and len(one["obs"]) == one["decisions"]
+    for backend in ("local", "ray"):
+        other = X.play_round(X.Config(workers=2, backend=backend, **base), policy, critic, 1)
+        for key in ("obs", "cobs", "legal", "soft", "target", "returns", "learner"):
+            assert np.array_equal(one[key], other[key]), (backend, key)
+        assert (one["decisions"], one["searched"], one["agree"]) == (other["decisions"], other["searched"],
+                                                                    other["agree"])

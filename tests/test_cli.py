@@ -14,7 +14,7 @@ SCRIPTS = ["experiments.tournament", "experiments.skill_luck", "experiments.trai
            "experiments.rating_power", "benchmarks.aec_env", "benchmarks.game_lengths", "benchmarks.run",
            "benchmarks.train_throughput", "benchmarks.compare_curves", "benchmarks.engine_profile",
            "benchmarks.lean_engine", "benchmarks.ray_backend", "benchmarks.train_peer", "shedders.play",
-           "experiments.bench", "shedders.web.serve"]
+           "experiments.bench", "shedders.web.serve", "benchmarks.exit_backends"]
 
 
 @pytest.mark.parametrize("module", SCRIPTS)

@@ -1,0 +1,81 @@
+"""Where train_exit's play runs: one round of DAgger play (a fixed searching expert labels the learner's
+decisions) here, on spawned processes and on Ray actors, side by side.
+
+    python -m benchmarks.exit_backends --games 64 --expert search:budget=256 --repeats 2
+
+Each repeat times the same round on every backend in turn (the backends alternate, so a busy machine weighs on
+them alike), checks that every backend gave the same data, and prints the wall times, the searched decisions per
+second per worker and the ratio of Ray's per-worker speed to the local processes' (the target: at least 0.8).
+Ray's time includes starting its actors, as each round of a run pays it. Needs Ray: pip install -e '.[ray]'.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from shedders.commandline import build_parser, config_from
+
+
+@dataclass
+class Config:
+    """One round of train_exit's play on each backend, repeated."""
+
+    ruleset: str = "core"
+    """a palace ruleset"""
+    games: int = 64
+    """games in the round"""
+    chunk: int = 8
+    """games per chunk"""
+    workers: int = 2
+    """processes (local) and actors (ray)"""
+    expert: str = "search:budget=256"
+    """the fixed expert whose searches label the decisions"""
+    repeats: int = 2
+    """rounds timed on each backend"""
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = build_parser(Config, description=__doc__)
+    cfg = config_from(Config, ap.parse_args(argv))
+    import torch
+
+    from agents.guided import Critic
+    from agents.ppo import default_checkpoint, load_file, policy_from
+    from experiments import train_exit as X
+
+    torch.set_num_threads(1)
+    ck = load_file(default_checkpoint(cfg.ruleset, 4))
+    policy, critic = policy_from(ck).eval(), Critic(ck["obs_size"], 4).eval()
+    base = {"ruleset": cfg.ruleset, "games": cfg.games, "chunk": cfg.chunk, "expert": cfg.expert,
+            "search_share": 1.0, "self_play": 1.0}
+    backends = {"one process": {"workers": 1, "backend": "local"},
+                f"local x{cfg.workers}": {"workers": cfg.workers, "backend": "local"},
+                f"ray x{cfg.workers}": {"workers": cfg.workers, "backend": "ray"}}
+    times: dict[str, list[float]] = {k: [] for k in backends}
+    reference, searched = None, 0
+    for r in range(cfg.repeats):
+        for name, how in backends.items():
+            t = time.perf_counter()
+            data = X.play_round(X.Config(**base, **how), policy, critic, r)
+            times[name].append(time.perf_counter() - t)
+            if name == "one process":
+                reference, searched = data, data["searched"]
+            else:
+                assert all(np.array_equal(reference[k], data[k]) for k in ("obs", "target", "soft")), name
+            print(f"repeat {r}: {name}: {times[name][-1]:.1f} s, {data['searched']} searched decisions",
+                  flush=True)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    per_worker = {k: searched / med[k] / backends[k]["workers"] for k in med}
+    for k, seconds in med.items():
+        print(f"{k}: median {seconds:.1f} s, {per_worker[k]:.1f} searched decisions/s per worker")
+    ratio = per_worker[f"ray x{cfg.workers}"] / per_worker[f"local x{cfg.workers}"]
+    print(f"ray per worker / local per worker: {ratio:.2f} (target >= 0.8); every backend gave the same data")
+    return {"median_s": med, "per_worker": per_worker, "ratio": ratio}
+
+
+if __name__ == "__main__":
+    main()

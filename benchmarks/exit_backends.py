@@ -3,10 +3,12 @@ decisions) here, on spawned processes and on Ray actors, side by side.
 
     python -m benchmarks.exit_backends --games 64 --expert search:budget=256 --repeats 2
 
-Each repeat times the same round on every backend in turn (the backends alternate, so a busy machine weighs on
-them alike), checks that every backend gave the same data, and prints the wall times, the searched decisions per
-second per worker and the ratio of Ray's per-worker speed to the local processes' (the target: at least 0.8).
-Ray's time includes starting its actors, as each round of a run pays it. Needs Ray: pip install -e '.[ray]'.
+Each backend's workers start once, as a training run starts them (``train_exit.Players``), and play one round
+untimed (the workers load the kernels); then each repeat times the same round on every backend in turn (the
+backends alternate, so a busy machine weighs on them alike). It checks that every backend gave the same data and
+prints the wall times, the searched decisions per second per worker and the ratio of Ray's per-worker speed to
+the local processes' (the target: at least 0.8). Ray runs its workers at nice 15: measure on a quiet machine.
+Needs Ray: pip install -e '.[ray]'.
 """
 
 from __future__ import annotations
@@ -57,10 +59,16 @@ def main(argv: list[str] | None = None) -> dict:
                 f"ray x{cfg.workers}": {"workers": cfg.workers, "backend": "ray"}}
     times: dict[str, list[float]] = {k: [] for k in backends}
     reference, searched = None, 0
+    players = {}
+    for name, how in backends.items():
+        t = time.perf_counter()
+        players[name] = X.Players(X.Config(**base, **how))
+        X.play_round(X.Config(**base, **how), policy, critic, 99, players[name])  # the workers warm up
+        print(f"{name}: started and warmed in {time.perf_counter() - t:.1f} s", flush=True)
     for r in range(cfg.repeats):
         for name, how in backends.items():
             t = time.perf_counter()
-            data = X.play_round(X.Config(**base, **how), policy, critic, r)
+            data = X.play_round(X.Config(**base, **how), policy, critic, r, players[name])
             times[name].append(time.perf_counter() - t)
             if name == "one process":
                 reference, searched = data, data["searched"]
@@ -68,6 +76,8 @@ def main(argv: list[str] | None = None) -> dict:
                 assert all(np.array_equal(reference[k], data[k]) for k in ("obs", "target", "soft")), name
             print(f"repeat {r}: {name}: {times[name][-1]:.1f} s, {data['searched']} searched decisions",
                   flush=True)
+    for p in players.values():
+        p.close()
     med = {k: statistics.median(v) for k, v in times.items()}
     per_worker = {k: searched / med[k] / backends[k]["workers"] for k in med}
     for k, seconds in med.items():

@@ -52,32 +52,58 @@ def _batches(todo: list, workers: int, per_call: int | None) -> list[list]:
 def run_chunks(fn: Callable, cfg_dict: dict, todo: Iterable[tuple], workers: int, on_result: Callable,
                address: str | None = None, per_call: int | None = None) -> None:
     """Call ``fn(cfg_dict, *args)`` for every ``args`` in ``todo`` on ``workers`` Ray actors; ``on_result`` gets
-    each
-    result in the driver as it arrives (in completion order)."""
-    ray = init(workers, address)
+    each result in the driver as it arrives (in completion order). The actors live for this call only; a loop that
+    calls again and again (rounds of training) keeps a :class:`Pool` instead."""
     todo = list(todo)
     if not todo:
+        init(workers, address)
         return
-
-    @ray.remote(num_cpus=1)
-    class Worker:
-        def __init__(self):
-            import numba
-
-            numba.set_num_threads(1)  # one CPU per actor: the engine's parallel loops run on one thread
-
-        def run(self, fn, cfg_dict, batch):
-            return [fn(cfg_dict, *args) for args in batch]
-
-    actors = [Worker.remote() for _ in range(workers)]
-    batches = _batches(todo, workers, per_call)
-    pending = {}
-    queue = list(batches)
-    for actor in actors:  # two calls in flight per actor: the next batch waits there while one runs
-        for _ in range(2):
-            if queue:
-                pending[actor.run.remote(fn, cfg_dict, queue.pop(0))] = actor
+    pool = Pool(workers, address)
     try:
+        pool.run(fn, cfg_dict, todo, on_result, per_call)
+    finally:
+        pool.close()
+
+
+class Pool:
+    """``workers`` long-lived Ray actors, one CPU and one numba and torch thread each, that run batches of chunks
+    call after call (a training run starts them once, not every round). Ray starts its workers at nice 15, so
+    anything else running on the machine goes first."""
+
+    def __init__(self, workers: int, address: str | None = None):
+        ray = init(workers, address)
+
+        @ray.remote(num_cpus=1)
+        class Worker:
+            def __init__(self):
+                import numba
+
+                numba.set_num_threads(1)  # one CPU per actor: the engine's parallel loops run on one thread
+                try:
+                    import torch
+
+                    torch.set_num_threads(1)
+                except ImportError:
+                    pass
+
+            def run(self, fn, cfg_dict, batch):
+                return [fn(cfg_dict, *args) for args in batch]
+
+        self.ray, self.workers = ray, workers
+        self.actors = [Worker.remote() for _ in range(workers)]
+
+    def run(self, fn: Callable, cfg_dict: dict, todo: list, on_result: Callable,
+            per_call: int | None = None) -> None:
+        ray = self.ray
+        if not todo:
+            return
+        shared = ray.put(cfg_dict)  # sent to the object store once, not with every batch
+        queue = _batches(todo, self.workers, per_call)
+        pending = {}
+        for actor in self.actors:  # two calls in flight per actor: the next batch waits there while one runs
+            for _ in range(2):
+                if queue:
+                    pending[actor.run.remote(fn, shared, queue.pop(0))] = actor
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             ref = ready[0]
@@ -85,7 +111,9 @@ def run_chunks(fn: Callable, cfg_dict: dict, todo: Iterable[tuple], workers: int
             for result in ray.get(ref):
                 on_result(result)
             if queue:
-                pending[actor.run.remote(fn, cfg_dict, queue.pop(0))] = actor
-    finally:
-        for actor in actors:
-            ray.kill(actor)
+                pending[actor.run.remote(fn, shared, queue.pop(0))] = actor
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.actors = []

@@ -39,7 +39,7 @@ the chunks play here, on ``--workers`` spawned processes (one numba and one torc
 Ray actors (``--backend ray``: a cluster at ``$RAY_ADDRESS``, else a local one; ``experiments/ray_backend.py``).
 The search that labels the decisions is what costs, so it is what the workers spread
 (``tests/test_guided.py::test_train_exit_plays_the_same_round_on_any_backend`` checks the three give the same
-round). The networks travel to the workers each round; Ray starts its actors once per round.
+round). The workers start once for the run (``Players``); the networks travel to them each round.
 
 Writes ``runs/<name>/``: ``progress.csv`` (one row per round: losses, the policy's agreement with the search before
 the round's training, the learner's reward against the pool, capped games, time), ``checkpoint.pt`` after every
@@ -167,28 +167,57 @@ def check(cfg: Config) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 # One round of play
 # ----------------------------------------------------------------------------------------------------------------
-def play_round(cfg: Config, policy, critic, round_no: int) -> dict:
-    """Play ``cfg.games`` games to their end, in chunks of ``cfg.chunk`` (here, or on ``cfg.workers`` processes or
-    Ray actors); return the round's training data and its statistics, the same for a seed whatever the backend."""
-    todo = [(round_no, c, min(cfg.chunk, cfg.games - c * cfg.chunk)) for c in range(-(-cfg.games // cfg.chunk))]
-    parts: dict[int, dict] = {}
-    if cfg.workers == 1 and cfg.backend == "local":
-        for args in todo:
-            parts[args[1]] = play_chunk_with(cfg, policy, critic, *args)
-    else:
-        payload = {"config": asdict(cfg), "networks": networks_state(policy, critic)}
+class Players:
+    """Where a run's chunks play, started once for the whole run: here (one worker), ``cfg.workers`` spawned
+    processes (one numba and one torch thread each; spawn, not fork: numba's threads do not survive a fork) or
+    ``cfg.workers`` Ray actors. A context manager: the workers stop on exit."""
+
+    def __init__(self, cfg: Config):
+        self.pool = self.executor = None
         if cfg.backend == "ray":
-            ray_backend.run_chunks(play_chunk, payload, todo, cfg.workers,
-                                   lambda r: parts.__setitem__(r["chunk"], r))
-        else:
+            self.pool = ray_backend.Pool(cfg.workers)
+        elif cfg.workers > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            # spawn, not fork (numba's threads do not survive a fork); one numba and one torch thread a worker
-            with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"),
-                                     initializer=_one_thread) as pool:
-                for r in pool.map(play_chunk, [payload] * len(todo), *zip(*todo)):
-                    parts[r["chunk"]] = r
+            self.executor = ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=_one_thread)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        if self.executor is not None:
+            self.executor.shutdown(cancel_futures=True)
+
+    def play(self, cfg: Config, policy, critic, todo: list) -> dict[int, dict]:
+        if self.pool is None and self.executor is None:
+            return {args[1]: play_chunk_with(cfg, policy, critic, *args) for args in todo}
+        payload = {"config": asdict(cfg), "networks": networks_state(policy, critic)}
+        parts: dict[int, dict] = {}
+        if self.pool is not None:
+            self.pool.run(play_chunk, payload, todo, lambda r: parts.__setitem__(r["chunk"], r))
+        else:
+            for r in self.executor.map(play_chunk, [payload] * len(todo), *zip(*todo)):
+                parts[r["chunk"]] = r
+        return parts
+
+
+def play_round(cfg: Config, policy, critic, round_no: int, players: Players | None = None) -> dict:
+    """Play ``cfg.games`` games to their end, in chunks of ``cfg.chunk`` on ``players`` (default: workers started
+    for this round alone); return the round's training data and its statistics, the same for a seed whatever the
+    backend and the number of workers."""
+    todo = [(round_no, c, min(cfg.chunk, cfg.games - c * cfg.chunk)) for c in range(-(-cfg.games // cfg.chunk))]
+    if players is None:
+        with Players(cfg) as own:
+            parts = own.play(cfg, policy, critic, todo)
+    else:
+        parts = players.play(cfg, policy, critic, todo)
     return merge_chunks([parts[c] for c in sorted(parts)])
 
 
@@ -478,11 +507,24 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     bar = tqdm(total=cfg.rounds, initial=counters["round"], desc=f"exit {cfg.ruleset}", unit="round",
                disable=not progress)
     last = {}
+    players = Players(cfg)  # started once for the run
+    try:
+        last = _rounds(cfg, run_dir, ckpt_path, policy, critic, optimizer, anchor, counters, rng, players, bar)
+    finally:
+        players.close()
+    bar.close()
+    return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def _rounds(cfg: Config, run_dir: Path, ckpt_path: Path, policy, critic, optimizer, anchor, counters: dict, rng,
+            players: Players, bar) -> dict:
+    """Rounds of play and learning until ``cfg.rounds``, a checkpoint after each; returns the last progress row."""
+    last = {}
     while counters["round"] < cfg.rounds:
         t0 = time.perf_counter()
         policy.eval()
         critic.eval()
-        data = play_round(cfg, policy, critic, counters["round"])
+        data = play_round(cfg, policy, critic, counters["round"], players)
         t_play = time.perf_counter() - t0
         policy.train()
         critic.train()
@@ -505,8 +547,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
         last = row
         bar.update(1)
         bar.set_postfix(agree=f"{data['agree']:.2f}", vs_pool=f"{data['reward_vs_pool']:+.3f}")
-    bar.close()
-    return {"run_dir": str(run_dir), "counters": counters, "last": last}
+    return last
 
 
 def parse_args(argv=None) -> tuple[Config, bool, bool]:

@@ -97,6 +97,8 @@ class Config:
     """the leaderboard database (default: $SHEDDERS_DB, else a file in the user's data directory)"""
     work: str = "runs/bench"
     """where finished cells are kept, so that a killed or repeated bench resumes"""
+    workers: int = 1
+    """processes that play cells at once, one numba and torch thread each (the card is the same, timings aside)"""
 
     @property
     def deals(self) -> int:
@@ -164,6 +166,8 @@ def check(cfg: Config) -> None:
         raise ValueError("give --quick or --games, not both")
     if cfg.seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {cfg.seed}")
+    if isinstance(cfg.workers, bool) or cfg.workers < 1:
+        raise ValueError(f"workers must be at least 1, got {cfg.workers}")
     agents_pkg.make_spec(cfg.agent, cfg.ruleset, cfg.players, seed=0)
     for spec in OPPONENTS:
         agents_pkg.make_spec(spec, cfg.ruleset, cfg.players, seed=0)
@@ -341,26 +345,53 @@ def run(cfg: Config, progress: bool = True) -> dict:
     seeds = protocol_seeds()[:cfg.deals]
     digest = deals_digest(cfg.ruleset, cfg.players, seeds)
     work = Path(cfg.work)
-    cells = []
     plan = [(opp, fmt, lineup) for opp in OPPONENTS for fmt, lineup in formats(cfg.players).items()]
+    paths = [work / f"{cfg.ruleset}-{cfg.players}p-{cell_key(cfg, opp, fmt)}.json" for opp, fmt, _ in plan]
     bar = tqdm(total=len(plan) * len(seeds) * cfg.players, desc=f"bench {cfg.ruleset}", unit="game",
                disable=not progress)
-    for index, (opp, fmt, lineup) in enumerate(plan):
-        path = work / f"{cfg.ruleset}-{cfg.players}p-{cell_key(cfg, opp, fmt)}.json"
-        cell = None
+    cells: dict[int, dict] = {}
+    for index, path in enumerate(paths):
         if path.exists():
             try:
-                cell = json.loads(path.read_text())
+                cells[index] = json.loads(path.read_text())
+                bar.update(len(seeds) * cfg.players)
             except (OSError, ValueError):
-                cell = None  # damaged: played again
-        if cell is None:
-            bar.set_postfix_str(f"{opp} {fmt}")
-            cell = play_cell(cfg, seeds, index, opp, fmt, lineup)
-            _write_json(path, cell)
-        cells.append(cell)
+                pass  # damaged: played again
+    todo = [i for i in range(len(plan)) if i not in cells]
+
+    def done(index: int, cell: dict) -> None:
+        _write_json(paths[index], cell)
+        cells[index] = cell
         bar.update(len(seeds) * cfg.players)
+
+    if cfg.workers > 1 and len(todo) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(min(cfg.workers, len(todo)), mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_one_thread) as pool:
+            futures = {pool.submit(play_cell, cfg, seeds, i, *plan[i]): i for i in todo}
+            for f in as_completed(futures):
+                done(futures[f], f.result())
+    else:
+        for i in todo:
+            bar.set_postfix_str(f"{plan[i][0]} {plan[i][1]}")
+            done(i, play_cell(cfg, seeds, i, *plan[i]))
     bar.close()
-    return card_from(cfg, cells, digest)
+    return card_from(cfg, [cells[i] for i in range(len(plan))], digest)
+
+
+def _one_thread() -> None:
+    """A worker plays on one thread: its numba loops and, where torch is installed, its networks."""
+    import numba
+
+    numba.set_num_threads(1)
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
 
 
 def main(argv: list[str] | None = None) -> dict | None:

@@ -331,3 +331,13 @@ def test_few_deals_never_give_an_interval_outside_the_bounds():
     for values in ([1.0, 1.0], [0.0, 0.0, 0.0], [1.0, -1 / 3]):
         m, lo, hi = B.interval(values, (-1 / 3, 1.0))
         assert -1 / 3 <= lo <= m <= hi <= 1.0
+
+
+@pytest.mark.slow
+def test_cells_on_worker_processes_give_the_same_card(tmp_path):
+    one = B.run(B.Config(agent="greedy", ruleset="og", games=2, work=str(tmp_path / "a")), progress=False)
+    two = B.run(B.Config(agent="greedy", ruleset="og", games=2, work=str(tmp_path / "b"), workers=2),
+                progress=False)
+    for card in (one, two):
+        card.pop("timing")
+    assert one == two

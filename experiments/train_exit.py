@@ -181,7 +181,7 @@ class Players:
             from concurrent.futures import ProcessPoolExecutor
 
             self.executor = ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=_one_thread)
+                                                initializer=set_threads, initargs=(1, 1))
 
     def __enter__(self):
         return self
@@ -219,13 +219,6 @@ def play_round(cfg: Config, policy, critic, round_no: int, players: Players | No
     else:
         parts = players.play(cfg, policy, critic, todo)
     return merge_chunks([parts[c] for c in sorted(parts)])
-
-
-def _one_thread() -> None:
-    import numba
-
-    numba.set_num_threads(1)
-    torch.set_num_threads(1)
 
 
 def networks_state(policy, critic) -> dict:

@@ -217,7 +217,7 @@ def make_spec(spec: str, ruleset: str = "core", num_players: int = 4, seed: int 
     try:
         agent = make(name, ruleset, num_players, seed=seed, **opts, **options)
     except AgentError as e:  # name the whole spec, options and all
-        raise AgentError(str(e).replace(f"agent {name!r}", f"agent {spec!r}", 1)) from None
+        raise AgentError(str(e).replace(f"agent {name!r}", f"agent {spec!r}", 1), e.kind) from None
     if isinstance(agent, CheckedAgent):
         agent.spec = agent.name = spec
     return agent

@@ -45,7 +45,16 @@ ENTRY_POINT_GROUP = "shedders.agents"
 
 
 class AgentError(ValueError):
-    """An outside agent that cannot be loaded or built, or that answered wrongly: one line naming the spec."""
+    """An outside agent that cannot be loaded or built, or that answered wrongly: one line naming the spec.
+    ``kind`` says what went wrong in words that tell nothing of the game (the message may list the legal actions
+    of a seat, which a web client must not see before the game ends)."""
+
+    def __init__(self, message: str, kind: str = "failed"):
+        super().__init__(message)
+        self.kind = kind
+
+    def __reduce__(self):  # picklable with its kind (worker processes raise it)
+        return type(self), (str(self), self.kind)
 
 
 def split_target(name: str) -> tuple[str, str]:
@@ -204,7 +213,7 @@ class CheckedAgent(Agent):
         try:
             out = self.inner.act(obs, mask, **state) if self.needs_state else self.inner.act(obs, mask)
         except Exception as e:  # noqa: BLE001 (outside code may raise anything)
-            raise AgentError(f"agent {self.spec!r}: act failed: {type(e).__name__}: {e}") from None
+            raise AgentError(f"agent {self.spec!r}: act failed: {type(e).__name__}: {e}", "act raised") from None
         actions = self.check(out, mask)
         return actions[0] if one else actions
 
@@ -214,9 +223,10 @@ class CheckedAgent(Agent):
         rows = mask.shape[0]
         if arr.shape != (rows,):
             raise AgentError(f"agent {self.spec!r}: act returned shape {arr.shape} for {rows} rows; expected "
-                             f"({rows},), one action id per row")
+                             f"({rows},), one action id per row", "wrong output shape")
         if arr.dtype.kind not in "iu":
-            raise AgentError(f"agent {self.spec!r}: act returned {arr.dtype} values; expected integer action ids")
+            raise AgentError(f"agent {self.spec!r}: act returned {arr.dtype} values; expected integer action ids",
+                             "not integer action ids")
         arr = arr.astype(np.int64)
         bad = (arr < 0) | (arr >= mask.shape[1])
         bad[~bad] = mask[np.flatnonzero(~bad), arr[~bad]] == 0
@@ -224,7 +234,7 @@ class CheckedAgent(Agent):
             r = int(np.flatnonzero(bad)[0])
             legal = ", ".join(f"{a} ({self.action_name(int(a))})" for a in np.flatnonzero(mask[r])[:12])
             raise AgentError(f"agent {self.spec!r}: illegal action {int(arr[r])} ({self.action_name(int(arr[r]))})"
-                             f" in row {r}; legal there: {legal}")
+                             f" in row {r}; legal there: {legal}", "illegal action")
         return arr
 
     def __repr__(self) -> str:

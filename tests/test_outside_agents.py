@@ -195,7 +195,8 @@ def test_outside_agents_in_the_web_app_only_when_the_server_names_them(outside, 
         game = r.json()["id"]
         before = http.get(f"/api/games/{game}").json()
         r = http.post(f"/api/games/{game}/step", json={})
-        assert r.status_code == 500 and "illegal action" in r.json()["error"]
+        assert r.status_code == 500 and "the agent failed (illegal action)" in r.json()["error"]
+        assert "legal there" not in r.json()["error"]  # a seat's legal actions tell its cards: never to a client
         assert http.get(f"/api/games/{game}").json()["view"] == before["view"]
 
 

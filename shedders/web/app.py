@@ -53,6 +53,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from shedders.rules import RULESETS
 from shedders.web.sessions import BadRequest, GameSession, ReplaySession, Store, options
 
 STATIC = Path(__file__).with_name("static")
@@ -225,7 +226,7 @@ async def leaderboard_page(request: Request):
 
 
 def _board(request: Request):
-    """The app's leaderboard, opened on first use (``LeaderboardError``: a 503 naming the database)."""
+    """The app's leaderboard, opened on first use (``LeaderboardError``: a 503, the reason logged)."""
     state = request.app.state
     with state.board_lock:
         if state.board is None:
@@ -233,8 +234,10 @@ def _board(request: Request):
 
             try:
                 state.board = leaderboard.open_db(state.db)
-            except leaderboard.LeaderboardError as e:
-                raise BadRequest(f"the leaderboard is not available: {e}", 503) from None
+            except leaderboard.LeaderboardError as e:  # the server's log names the file; a client is not told
+                log.error("the leaderboard is not available: %s", e)
+                raise BadRequest("the leaderboard is not available on this server (its log says why)",
+                                 503) from None
         return state.board
 
 
@@ -255,7 +258,7 @@ def _entry_id(request: Request) -> int:
 async def get_leaderboard(request: Request):
     q = request.query_params
     ruleset = q.get("ruleset") or None
-    if ruleset is not None and ruleset not in options()["rulesets"]:
+    if ruleset is not None and ruleset not in RULESETS:
         raise BadRequest(f"unknown ruleset {ruleset[:40]!r}")
     players = q.get("players") or None
     if players is not None:

@@ -14,6 +14,7 @@ game as it was.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import threading
 import time
@@ -28,6 +29,7 @@ from shedders.explain import explain_step, rules_text, table_view, table_view_of
 from shedders.rules import HOUSE_BASES, HOUSE_TOGGLES, REGISTRY, RULESETS, make_rules
 from shedders.rules.registry import accepting, lookup, player_range
 
+log = logging.getLogger("shedders.web")
 MAX_SEED = 2**63 - 1
 MAX_REPLAY_DECISIONS = 5_000  # the default ply cap; a frame takes 0.4-0.9 kB compressed (random games: 432-775 B)
 REPLAY_ENV_KWARGS = ("base", "rules", "ply_cap", "cap_rule")  # never a deck: that is a path on the server
@@ -299,12 +301,16 @@ class GameSession:
 
     def _agent_decides(self) -> None:
         """The agent to move decides; an outside agent that fails or answers an illegal action stops here (its
-        answer never reaches the game) and the request gets its one line, as a server error."""
+        answer never reaches the game) and the request gets one line, as a server error. The line says what kind
+        of failure it was, never the details (they list the seat's legal actions, which tell its cards): those go
+        to the server's log."""
         seat = self.env.seat(self.env.agent_selection)
         try:
             action = self.policies[seat](self.env, self.env.agent_selection)
         except agents.AgentError as e:
-            raise BadRequest(f"player_{seat}: {e}", 500) from None
+            log.warning("game of %s, player_%d: %s", self.ruleset, seat, e)
+            raise BadRequest(f"player_{seat} ({self.labels[seat]}): the agent failed ({e.kind}); the game is as "
+                             f"it was, the details are in the server's log", 500) from None
         self._decide(action)
 
     def act(self, name) -> None:

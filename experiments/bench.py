@@ -53,6 +53,7 @@ from tqdm import tqdm
 import agents as agents_pkg
 import shedders
 from agents.outside import source_digest
+from experiments import ray_backend
 from experiments.stats import t_ppf
 from experiments.tournament import play_games
 from shedders.commandline import build_parser, config_from
@@ -369,7 +370,7 @@ def run(cfg: Config, progress: bool = True) -> dict:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(min(cfg.workers, len(todo)), mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_one_thread) as pool:
+                                 initializer=ray_backend.one_thread) as pool:
             futures = {pool.submit(play_cell, cfg, seeds, i, *plan[i]): i for i in todo}
             for f in as_completed(futures):
                 done(futures[f], f.result())
@@ -380,18 +381,6 @@ def run(cfg: Config, progress: bool = True) -> dict:
     bar.close()
     return card_from(cfg, [cells[i] for i in range(len(plan))], digest)
 
-
-def _one_thread() -> None:
-    """A worker plays on one thread: its numba loops and, where torch is installed, its networks."""
-    import numba
-
-    numba.set_num_threads(1)
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
 
 
 def main(argv: list[str] | None = None) -> dict | None:

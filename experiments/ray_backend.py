@@ -29,6 +29,19 @@ def require_ray() -> None:
         raise ValueError(f"--backend ray needs Ray, which is not installed: {RAY_HINT}")
 
 
+def one_thread() -> None:
+    """A worker's own CPU: its numba loops and, where torch is installed, its networks on one thread each."""
+    import numba
+
+    numba.set_num_threads(1)
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
 def init(workers: int, address: str | None = None):
     """Connect to the cluster at ``address`` (or ``$RAY_ADDRESS``), or start a local one with ``workers`` CPUs."""
     require_ray()
@@ -76,15 +89,7 @@ class Pool:
         @ray.remote(num_cpus=1)
         class Worker:
             def __init__(self):
-                import numba
-
-                numba.set_num_threads(1)  # one CPU per actor: the engine's parallel loops run on one thread
-                try:
-                    import torch
-
-                    torch.set_num_threads(1)
-                except ImportError:
-                    pass
+                one_thread()  # one CPU per actor
 
             def run(self, fn, cfg_dict, batch):
                 return [fn(cfg_dict, *args) for args in batch]

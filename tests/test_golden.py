@@ -8,3 +8,15 @@ from golden_playthroughs import CASES, path, playthrough
 def test_golden_playthrough(ruleset, n, kwargs, seed):
     expected = path(ruleset, n, seed).read_text()
     assert playthrough(ruleset, n, kwargs, seed) == expected
+
+
+def test_golden_search_decisions():
+    """Every kind of search decides as recorded (tests/golden_search.py): a faster kernel chooses the same."""
+    import json
+
+    from golden_search import CASES, GOLDEN, decisions, key
+
+    expected = json.loads(GOLDEN.read_text())
+    assert set(expected) == {key(*c) for c in CASES}
+    for case in CASES:
+        assert decisions(*case) == expected[key(*case)], key(*case)

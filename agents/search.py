@@ -211,7 +211,8 @@ class SearchAgent(Agent):
         if b > self._cap:
             self._cap = max(b, 2 * self._cap)
             c = self._cap
-            self._work = K.alloc_state(c, self.rules.num_players, self.rules.num_cards)
+            # two work rows per scratch row: the rollouts' and their world's (KS.SearchScratch)
+            self._work = K.alloc_state(2 * c, self.rules.num_players, self.rules.num_cards)
             self._mask = np.zeros((c, K.N_ACTIONS), np.int8)
             self._ids = np.zeros((c, K.N_ACTIONS), np.int16)
             self._mask2 = np.zeros((c, K.N_ACTIONS), np.int8)
@@ -221,8 +222,9 @@ class SearchAgent(Agent):
             self._offsets = expert_offsets(self.rules.num_players)
             self._out = np.zeros(c, np.int64)
             self._vals = np.zeros((c, K.N_ACTIONS), np.float64)
+            self._sums = np.zeros((c, K.N_ACTIONS), np.float64)
             self._scr = KS.SearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._pool, self._obs,
-                                         self._vals, self._buf)
+                                         self._vals, self._sums, self._buf)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""

@@ -181,7 +181,8 @@ def test_rollouts_choose_what_the_agents_choose(config, seed):
     """``greedy`` and ``expert`` are written once (shedders.engine.search.palace_policies); the search's rollouts
     call the kernels on the engine state (greedy on the mask, expert on the observation the rollout writes for the
     actor), the agents on the batch they are given. Both choose the same on every state (the agents' rule 6, the
-    random ``cycle_break``, is off here: the rollouts draw their own randomness)."""
+    random ``cycle_break``, is off here: the rollouts draw their own randomness). The rollouts' greedy reads its
+    common decisions from the state (``greedy_fast_nb``): where it answers, it answers what greedy does."""
     from agents.search import expert_offsets
     from shedders.engine import palace as K
     from shedders.engine.search import palace_policies as KP
@@ -195,6 +196,7 @@ def test_rollouts_choose_what_the_agents_choose(config, seed):
     off, obs = expert_offsets(n), np.zeros(K.observation_size(n), np.int8)
     rng = np.random.default_rng(seed)
     seen = set()
+    fast = asked = 0
     for _ in range(150):
         want_g = greedy.act(vg.observation, vg.action_mask)
         want_e = expert.act(vg.observation, vg.action_mask)
@@ -202,11 +204,16 @@ def test_rollouts_choose_what_the_agents_choose(config, seed):
             mask = np.zeros(K.N_ACTIONS, np.int8)
             K.legal_mask_nb(vg.state, g, vg.params, mask, np.zeros(K.N_ACTIONS, np.int16))
             assert KP.greedy_choice_nb(mask, vg.params) == want_g[g]
+            quick = KP.greedy_fast_nb(vg.state, g, vg.params)
+            assert quick in (-1, want_g[g]), (int(vg.state.phase[g]), quick, want_g[g])
+            fast += quick >= 0
+            asked += 1
             K.observe_nb(vg.state, g, np.int64(vg.state.actor[g]), vg.params, obs)
             assert KP.expert_choice_nb(obs, off, mask, vg.params) == want_e[g]
             seen.add(int(vg.state.phase[g]))
         vg.step(np.where(rng.random(32) < 0.5, want_e, rnd.act(vg.observation, vg.action_mask)))
     assert {K.PH_SETUP, K.PH_PLAY} <= seen
+    assert fast > asked / 3, (fast, asked)  # the fast answers were checked on most decisions
 
 
 def test_search_rollout_option():

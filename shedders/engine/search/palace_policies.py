@@ -9,7 +9,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from shedders.engine.palace.cards import is_wild_nb
+from shedders.engine.palace.cards import (
+    can_beat_nb,
+    is_answer_rank_nb,
+    is_wild_nb,
+    pile_state_nb,
+    zone_nb,
+)
 from shedders.engine.palace.layout import (
     A_COVER,
     A_FLIP,
@@ -32,12 +38,19 @@ from shedders.engine.palace.layout import (
     P_FOUR_BURN,
     P_NPLAYERS,
     P_SET_SIZE,
+    PH_ANSWER,
+    PH_EAT,
+    PH_PLAY,
+    PH_SNEAK,
     R2,
     R3,
     R5,
     R8,
     R10,
     RJOKER,
+    ZONE_DOWN,
+    ZONE_HAND,
+    ZONE_UP,
     R,
 )
 
@@ -141,6 +154,65 @@ def greedy_choice_nb(mask, params):
     if mask[out] == 0:  # rule 5 picks up; a row without that choice takes its lowest legal id
         out = first_legal_nb(mask)
     return out
+
+
+# inlined: a call that passes the engine state costs more than the decision (the state's 32 arrays go along)
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def greedy_fast_nb(s, g, params):
+    """greedy_choice_nb's action for game g's actor, read from the state without listing the legal actions, for
+    the decisions most of a game is made of; -1 for any other decision (the caller lists the legal actions and
+    asks greedy_choice_nb). Each case follows legal_mask_nb's list for its phase and zone, and greedy's rules
+    over it:
+
+    - in play or answering from the hand or face-up cards, the legal plays of a rank r that may go are
+      1..min(count, MAXC) copies (one Joker outside fatality); no ready, cover or sneak is legal there. Rule 3
+      plays the lowest plain rank (plain ranks come first in greedy's order, low to high) with every copy, else
+      the cheapest wild; with no play at all, rule 5 picks up (legal: the pile is not empty). fatality's named
+      Jokers and starred plays are left to the caller;
+    - from the face-down cards the plays are a flip (and perhaps a pickup): rule 4 flips;
+    - in og's sneak window the legal actions are the sneaks of the window's rank and a pass: rule 2 sneaks every
+      copy of a plain rank, and a wild one (or none) passes;
+    - facing a Joker's punishment the one legal action is the pickup."""
+    ph = s.phase[g]
+    p = np.int64(s.actor[g])
+    if ph == PH_EAT:
+        return np.int64(A_PICKUP)
+    if ph == PH_SNEAK:
+        r = np.int64(s.win_rank[g])
+        cnt = min(np.int64(s.hand[g, p, r]), MAXC)
+        if cnt > 0 and not is_wild_nb(r, params):
+            return np.int64(A_SNEAK + r * MAXC + cnt - 1)
+        return np.int64(A_PASS)
+    if ph != PH_PLAY and ph != PH_ANSWER:
+        return np.int64(-1)
+    z = zone_nb(s, g, p)
+    if z == ZONE_DOWN:
+        return np.int64(A_FLIP)
+    if z != ZONE_HAND and z != ZONE_UP:
+        return np.int64(-1)
+    cards = s.hand[g, p] if z == ZONE_HAND else s.face_up[g, p]
+    rule, top = pile_state_nb(s, g, params)
+    wild, wild_key = -1, WILD_KEY * 10
+    for r in range(R):
+        cnt = np.int64(cards[r])
+        if cnt == 0:
+            continue
+        ok = is_answer_rank_nb(r) if ph == PH_ANSWER else can_beat_nb(r, rule, top, params)
+        if not is_wild_nb(r, params):
+            if r == RJOKER:
+                return np.int64(-1)  # a plain Joker (no ruleset deals one): the caller decides
+            if ok:
+                return np.int64(A_PLAY + r * MAXC + min(cnt, MAXC) - 1)
+        elif ok and greedy_key_nb(r, params) < wild_key:
+            wild, wild_key = r, greedy_key_nb(r, params)
+    if params[P_FAMILY] == FAM_FAT:
+        return np.int64(-1)  # a Joker named 10 comes before the wilds, and the starred plays
+    if wild >= 0:
+        cnt = 1 if wild == RJOKER else min(np.int64(cards[wild]), MAXC)  # seed 003 "Jokers go one at a time"
+        return np.int64(A_PLAY + wild * MAXC + cnt - 1)
+    if s.pile_len[g] > 0:
+        return np.int64(A_PICKUP)
+    return np.int64(-1)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")

@@ -14,7 +14,13 @@ from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
-from shedders.engine.search.palace_policies import POLICY_EXPERT, POLICY_RANDOM, expert_choice_nb, greedy_choice_nb
+from shedders.engine.search.palace_policies import (
+    POLICY_EXPERT,
+    POLICY_RANDOM,
+    expert_choice_nb,
+    greedy_choice_nb,
+    greedy_fast_nb,
+)
 
 
 class SearchPlan(NamedTuple):
@@ -36,7 +42,9 @@ class SearchPlan(NamedTuple):
 
 class SearchScratch(NamedTuple):
     """Scratch rows: one per game of a batched search, one per thread when one decision's rollouts share the
-    threads (row 0 holds the decision's own mask, ids and values then)."""
+    threads (row 0 holds the decision's own mask, ids and values then). The work state the kernels take with it
+    has twice as many rows: row j plays the rollouts of scratch row j, and row ``world_row_nb(work, j)`` holds the
+    sampled world they start from (a world is drawn once and played out after each action)."""
 
     mask: np.ndarray  # int8 (rows, N_ACTIONS): the searched decision's mask
     ids: np.ndarray  # int16 (rows, N_ACTIONS): its legal ids
@@ -44,7 +52,8 @@ class SearchScratch(NamedTuple):
     ids2: np.ndarray  # int16 (rows, N_ACTIONS)
     pool: np.ndarray  # int8 (rows, cards): the hidden cards to resample
     obs: np.ndarray  # int8 (rows, obs): the expert rollout policy's observation
-    vals: np.ndarray  # float64 (rows, N_ACTIONS): sequential halving's running sums
+    vals: np.ndarray  # float64 (rows, N_ACTIONS): the actions' sums over the worlds (sequential halving: so far)
+    sums: np.ndarray  # float64 (rows, N_ACTIONS): sequential halving's sums over one round's worlds
     buf: np.ndarray  # float64 (>= max(budget, N_ACTIONS),): one decision's rollout rewards over the threads
 
 
@@ -215,7 +224,7 @@ def leaf_features_nb(s, d, q, out):
     out[2 * R + 4] = s.pile_len[d] if q == actor else 0.0
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def leaf_score_nb(s, d, q, leaf_w):
     """leaf_w . leaf_features(q), without writing the features out (the kernels allocate nothing)."""
     n = s.finished.shape[1]
@@ -237,6 +246,29 @@ def leaf_score_nb(s, d, q, leaf_w):
     return v
 
 
+# inlined, as leaf_score_nb: a call that passes the engine state costs more than the score
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def seat_score_nb(s, d, q, n, leaf_w):
+    """leaf_score_nb for a seat still in; -inf for one out or past the n seats."""
+    if q >= n or s.finished[d, q] != 0:
+        return -np.inf
+    return leaf_score_nb(s, d, q, leaf_w)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def seat_scores_nb(s, d, n, leaf_w):
+    """Every seat's ``seat_score_nb``, each computed once, as a tuple of 8 (no array: these kernels run without
+    numba's runtime), and the largest of them."""
+    sc = (seat_score_nb(s, d, 0, n, leaf_w), seat_score_nb(s, d, 1, n, leaf_w), seat_score_nb(s, d, 2, n, leaf_w),
+          seat_score_nb(s, d, 3, n, leaf_w), seat_score_nb(s, d, 4, n, leaf_w), seat_score_nb(s, d, 5, n, leaf_w),
+          seat_score_nb(s, d, 6, n, leaf_w), seat_score_nb(s, d, 7, n, leaf_w))
+    top = -1e300
+    for q in range(n):
+        if s.finished[d, q] == 0:
+            top = max(top, sc[q])
+    return sc, top
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def leaf_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on in a core-family game (the loser gets -1, every other player
@@ -245,15 +277,12 @@ def leaf_value_nb(s, d, viewer, params, leaf_w):
     n = params[P_NPLAYERS]
     if s.finished[d, viewer] != 0:
         return 0.0
-    top = -1e300
-    for q in range(n):
-        if s.finished[d, q] == 0:
-            top = max(top, leaf_score_nb(s, d, q, leaf_w))
+    sc, top = seat_scores_nb(s, d, n, leaf_w)
     total = 0.0
     for q in range(n):
         if s.finished[d, q] == 0:
-            total += np.exp(leaf_score_nb(s, d, q, leaf_w) - top)
-    p_last = np.exp(leaf_score_nb(s, d, viewer, leaf_w) - top) / total
+            total += np.exp(sc[q] - top)
+    p_last = np.exp(sc[viewer] - top) / total
     return (1.0 - p_last) / (n - 1) - p_last
 
 
@@ -294,14 +323,6 @@ def order_expect_nb(bits, e, viewer, k, n, fam):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
-def seat_weight_nb(s, d, q, n, leaf_w, top):
-    """exp(leaf_w . leaf_features(q) - top) for a seat still in, 0 for one out or past the n seats."""
-    if q >= n or s.finished[d, q] != 0:
-        return 0.0
-    return np.exp(leaf_score_nb(s, d, q, leaf_w) - top)
-
-
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def order_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on, by the family's place rewards, under a Plackett-Luce model of
     who goes out next: of the seats still in, seat q with probability proportional to exp(leaf_w .
@@ -310,17 +331,14 @@ def order_value_nb(s, d, viewer, params, leaf_w):
     n = params[P_NPLAYERS]
     if s.finished[d, viewer] != 0:
         return 0.0
-    top = -1e300
+    sc, top = seat_scores_nb(s, d, n, leaf_w)
     bits = 0
     for q in range(n):
         if s.finished[d, q] == 0:
-            top = max(top, leaf_score_nb(s, d, q, leaf_w))
             bits |= 1 << q
-    # the weights as a tuple (no array: these kernels run without numba's runtime), 8 seats at most
-    e = (seat_weight_nb(s, d, 0, n, leaf_w, top), seat_weight_nb(s, d, 1, n, leaf_w, top),
-         seat_weight_nb(s, d, 2, n, leaf_w, top), seat_weight_nb(s, d, 3, n, leaf_w, top),
-         seat_weight_nb(s, d, 4, n, leaf_w, top), seat_weight_nb(s, d, 5, n, leaf_w, top),
-         seat_weight_nb(s, d, 6, n, leaf_w, top), seat_weight_nb(s, d, 7, n, leaf_w, top))
+    # each seat's weight exp(score - top), 0 for a seat out (exp(-inf)), as a tuple of 8
+    e = (np.exp(sc[0] - top), np.exp(sc[1] - top), np.exp(sc[2] - top), np.exp(sc[3] - top),
+         np.exp(sc[4] - top), np.exp(sc[5] - top), np.exp(sc[6] - top), np.exp(sc[7] - top))
     return order_expect_nb(bits, e, viewer, s.n_out[d] + 1, n, params[P_FAMILY])
 
 
@@ -340,15 +358,21 @@ def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
     for _ in range(plan.max_plies):
         if s.phase[d] == PH_OVER:
             break
-        nl = legal_mask_nb(s, d, params, mask, ids)
         pol = policy if s.actor[d] == viewer else others
+        # the legal actions are listed only where the choice reads them: greedy's common decisions come from the
+        # state (greedy_fast_nb); listing them draws nothing, so the stream is the same either way
         if pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli):
+            nl = legal_mask_nb(s, d, params, mask, ids)
             a = np.int64(ids[rand_below_nb(s, d, nl)])
         elif pol == POLICY_EXPERT:
+            legal_mask_nb(s, d, params, mask, ids)
             observe_nb(s, d, np.int64(s.actor[d]), params, obs)  # expert reads the actor's observation
             a = expert_choice_nb(obs, off, mask, params)
         else:
-            a = greedy_choice_nb(mask, params)
+            a = greedy_fast_nb(s, d, params)
+            if a < 0:
+                legal_mask_nb(s, d, params, mask, ids)
+                a = greedy_choice_nb(mask, params)
         apply_nb(s, d, a, params)
         total += s.rewards[d, viewer]
     if leaf == LEAF_CARDS and s.phase[d] != PH_OVER:
@@ -364,20 +388,55 @@ def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def world_row_nb(work, w0):
+    """The work row that holds the sampled world of scratch row w0's rollouts (``SearchScratch``)."""
+    return w0 + work.rng.shape[0] // 2
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def make_world_nb(src, g, k, params, work, w0, seed, plan, scr):
+    """World k of game g's search into ``world_row_nb(work, w0)``: a copy of the game with its own stream (the same
+    for every action: common random numbers), and what the viewer cannot know resampled from it."""
+    w = world_row_nb(work, w0)
+    copy_game_nb(src, g, work, w)
+    work.rng[w] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
+    if not plan.oracle:
+        determinize_nb(work, w, np.int64(src.actor[g]), params, scr.pool[w0])
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def action_value_nb(a, viewer, params, work, w0, plan, scr):
+    """The viewer's reward after action a in the world of ``world_row_nb(work, w0)``, played out in row w0 (the
+    world's stream copied along, so each action's rollout draws what it drew with a world of its own)."""
+    copy_game_nb(work, world_row_nb(work, w0), work, w0)
+    apply_nb(work, w0, a, params)
+    return work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, plan, scr.mask2[w0], scr.ids2[w0],
+                                                 scr.obs[w0])
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def worlds_value_nb(src, g, a, k0, k1, params, work, w0, seed, plan, scr):
-    """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: the same stream, so the
-    same deal, for every action: search_one_nb's worlds), in work row ``w0`` with scratch row ``w0``."""
+    """The viewer's summed reward over worlds k0..k1-1 of game g after action a (world k: ``make_world_nb``), in
+    work and scratch row ``w0``."""
     viewer = np.int64(src.actor[g])
     v = 0.0
     for k in range(k0, k1):
-        copy_game_nb(src, g, work, w0)
-        work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
-        if not plan.oracle:
-            determinize_nb(work, w0, viewer, params, scr.pool[w0])
-        apply_nb(work, w0, a, params)
-        v += work.rewards[w0, viewer] + rollout_nb(work, w0, viewer, params, plan, scr.mask2[w0], scr.ids2[w0],
-                                                   scr.obs[w0])
+        make_world_nb(src, g, k, params, work, w0, seed, plan, scr)
+        v += action_value_nb(a, viewer, params, work, w0, plan, scr)
     return v
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def all_worlds_nb(src, g, acts, n_act, k0, k1, params, work, w0, seed, plan, scr, sums):
+    """sums[i] = worlds_value_nb(..., acts[i], k0, k1, ...) for i < n_act, each world drawn once for all the
+    actions (the same sums, added in the same order)."""
+    viewer = np.int64(src.actor[g])
+    for i in range(n_act):
+        sums[i] = 0.0
+    for k in range(k0, k1):
+        make_world_nb(src, g, k, params, work, w0, seed, plan, scr)
+        for i in range(n_act):
+            sums[i] += action_value_nb(np.int64(acts[i]), viewer, params, work, w0, plan, scr)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -386,17 +445,16 @@ def search_one_nb(src, g, params, work, w0, seed, plan, scr):
     worlds (common random numbers), each followed by a rollout with ``plan.policy``; returns the action of highest
     mean reward. ``plan.oracle`` skips the resampling: the rollouts see every hidden card and the draw pile's
     order. Work and scratch row ``w0``."""
-    mask, ids = scr.mask[w0], scr.ids[w0]
+    mask, ids, vals = scr.mask[w0], scr.ids[w0], scr.vals[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
     n_det = max(1, plan.budget // nl)
+    all_worlds_nb(src, g, ids, nl, 0, n_det, params, work, w0, seed, plan, scr, vals)
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
-        a = np.int64(ids[i])
-        v = worlds_value_nb(src, g, a, 0, n_det, params, work, w0, seed, plan, scr)
-        if v > best_v:
-            best_a, best_v = a, v
+        if vals[i] > best_v:
+            best_a, best_v = np.int64(ids[i]), vals[i]
     return best_a
 
 
@@ -432,7 +490,7 @@ def halving_one_nb(src, g, params, work, w0, seed, plan, scr):
     is split evenly over ceil(log2(legal)) rounds; each round tries every surviving action in more worlds (the same
     new worlds for all of them) and keeps the better half by mean reward so far (ties: the earlier legal action).
     Returns the last survivor. Work and scratch row ``w0`` (``scr.vals[w0]``: the running sums)."""
-    mask, ids, vals = scr.mask[w0], scr.ids[w0], scr.vals[w0]
+    mask, ids, vals, sums = scr.mask[w0], scr.ids[w0], scr.vals[w0], scr.sums[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
     if nl == 1:
         return np.int64(ids[0])
@@ -440,8 +498,9 @@ def halving_one_nb(src, g, params, work, w0, seed, plan, scr):
     alive, done = nl, 0
     while alive > 1:
         upto = done + max(1, per_round // alive)
+        all_worlds_nb(src, g, ids, alive, done, upto, params, work, w0, seed, plan, scr, sums)
         for i in range(alive):
-            vals[i] += worlds_value_nb(src, g, np.int64(ids[i]), done, upto, params, work, w0, seed, plan, scr)
+            vals[i] += sums[i]
         done = upto
         alive = better_half_nb(vals, ids, alive)
     return np.int64(ids[0])
@@ -475,14 +534,16 @@ def batch_search_nb(nchunks, src, games, params, work, seeds, plan, scr, out):
 @nb.njit(cache=True, parallel=True)
 def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, seed, plan, scr):
     """scr.buf[i * (k1 - k0) + k - k0]: the viewer's reward in world k after action acts[i] (i < n_act), the
-    rollouts split over ``nt`` threads (thread t takes every nt-th, in work and scratch row t)."""
+    worlds split over ``nt`` threads (thread t draws every nt-th and plays it out after each action, in work and
+    scratch row t)."""
     w = k1 - k0
-    total = n_act * w
     buf = scr.buf  # (taken out of the record before the parallel loop: numba's parfor writes a field's copy)
+    viewer = np.int64(src.actor[g])
     for t in nb.prange(nt):
-        for j in range(t, total, nt):  # strided: each thread gets some of every action's (unequal) rollouts
-            buf[j] = worlds_value_nb(src, g, np.int64(acts[j // w]), k0 + j % w, k0 + j % w + 1, params, work, t,
-                                     seed, plan, scr)
+        for j in range(t, w, nt):
+            make_world_nb(src, g, k0 + j, params, work, t, seed, plan, scr)
+            for i in range(n_act):
+                buf[i * w + j] = action_value_nb(np.int64(acts[i]), viewer, params, work, t, plan, scr)
 
 
 @nb.njit(cache=True)

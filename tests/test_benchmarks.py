@@ -80,3 +80,26 @@ def test_search_cost_times_every_agent_on_the_same_states(capsys):
     omg = S.main(["--ruleset", "omg", "--agents", "search:budget=8,search:budget=8+leaf=value", "--seeds", "3",
                   "--decisions", "4"])  # no setup: from the first decision
     assert [row["decisions"] for row in omg.values()] == [4, 4]
+
+
+@pytest.mark.slow
+def test_search_rate_counts_the_rollouts_and_splits_them_into_parts_that_add_up(capsys):
+    """``benchmarks.search_rate``: each search's rollouts a decision are budget // legal per legal action; the
+    split replays each rollout from its record (it raises when a replay does not end where the engine's rollout
+    ended) and its four parts add up to the engine's own rollouts."""
+    from benchmarks import search_rate as S
+
+    searches = "search:budget=40+max_plies=6+leaf=value,search:budget=7"
+    rows = S.main(["--rulesets", "core,omg", "--searches", searches, "--seeds", "3", "--decisions", "3",
+                   "--worlds", "4", "--rounds", "1"])
+    assert len(rows) == 4
+    for (ruleset, spec), row in rows.items():
+        table = S.states(ruleset, 4, [3], 3)
+        legal = [int(m.sum()) for _, m, _ in table]
+        budget = int(spec.split("budget=")[1].split("+")[0])
+        assert row["rollouts"] == sum(max(1, budget // n) * n for n in legal)
+        assert row["rate"] == pytest.approx(row["rollouts"] / row["seconds"])
+        split = row["split"]
+        assert sum(split["us"].values()) == pytest.approx(split["total_us"])
+        assert 0 < split["plies"] <= (6 if "max_plies=6" in spec else 400)
+    assert capsys.readouterr().out.count("| core |") == 2

@@ -75,13 +75,15 @@ class OmgSearchAgent(SearchAgent):
         if b > self._cap:
             self._cap = c = max(b, 2 * self._cap)
             deck = self.rules.deck
-            self._work = O.alloc_state(c, self.num_players, deck.num_types, deck.num_cards)
+            # two work rows per scratch row: the rollouts' and their world's (OS.OmgSearchScratch)
+            self._work = O.alloc_state(2 * c, self.num_players, deck.num_types, deck.num_cards)
             self._mask = np.zeros((c, self.num_actions), np.int8)
             self._ids = np.zeros((c, self.num_actions), np.int16)
             self._mask2 = np.zeros((c, self.num_actions), np.int8)
             self._ids2 = np.zeros((c, self.num_actions), np.int16)
             self._cnt = np.zeros((c, deck.num_types), np.int16)
             self._feat = np.zeros((c, OS.LEAF_FEATURES), np.float64)
+            self._vals = np.zeros((c, self.num_actions), np.float64)
             self._out = np.zeros(c, np.int64)
 
     @property
@@ -90,8 +92,15 @@ class OmgSearchAgent(SearchAgent):
         return OS.OmgSearchPlan(self.budget, bool(self.oracle), int(self.eps_milli), self.max_plies,
                                 int(self._leaf_code), self._leaf_w)
 
+    def buffers(self, rows: int = 1):
+        """The work state and the scratch (``OmgSearchScratch``) the kernels search with, for ``rows`` games at
+        least."""
+        self._scratch(rows)
+        return self._work, OS.OmgSearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._cnt,
+                                               self._feat, self._vals)
+
     def _search(self, state, games, seeds, out) -> None:
-        scr = OS.OmgSearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._cnt, self._feat)
+        scr = self.buffers(len(games))[1]
         OS.batch_search_nb(numba.get_num_threads(), state, games, self.params, self.tables, self._work, seeds,
                            self.plan, scr, out)
 

@@ -226,6 +226,12 @@ class SearchAgent(Agent):
             self._scr = KS.SearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._pool, self._obs,
                                          self._vals, self._sums, self._buf)
 
+    def buffers(self, rows: int = 1):
+        """The work state and the scratch (``SearchScratch``) the kernels search with, for ``rows`` games at least:
+        for benchmarks and tests that call the kernels themselves."""
+        self._scratch(rows)
+        return self._work, self._scr
+
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""
         obs, mask = check_batch(observation, action_mask)

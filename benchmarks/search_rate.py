@@ -26,23 +26,22 @@ import numpy as np
 
 from shedders.commandline import build_parser, config_from
 from shedders.engine.omg import layout as O
-from shedders.engine.omg.legal import legal_mask_nb as omg_legal_mask_nb
-from shedders.engine.omg.step import apply_nb as omg_apply_nb
 from shedders.engine.palace import layout as K
-from shedders.engine.palace.legal import legal_mask_nb
-from shedders.engine.palace.observe import observe_nb
-from shedders.engine.palace.play import apply_nb, place_by_cards_nb
-from shedders.engine.rng import rand_below_nb, splitmix64_nb
 from shedders.engine.search import omg_search as OS
 from shedders.engine.search import palace_policies as KP
 from shedders.engine.search import palace_search as KS
-from shedders.engine.search.omg_policies import choice_from_state_nb
+
+# the engine's kernels as the searches call them (the search package is this layer's door to the engine)
+legal_mask_nb, observe_nb, apply_nb, place_by_cards_nb = KS.legal_mask_nb, KS.observe_nb, KS.apply_nb, \
+    KS.place_by_cards_nb
+rand_below_nb, splitmix64_nb = KS.rand_below_nb, KS.splitmix64_nb
+omg_legal_mask_nb, omg_apply_nb, choice_from_state_nb = OS.legal_mask_nb, OS.apply_nb, OS.choice_from_state_nb
 
 
 @dataclass
 class Config:
-    rulesets: list[str] = field(default_factory=lambda: ["core", "fatality", "og", "omg"])
-    """rulesets, comma separated"""
+    rulesets: list[str] = field(default_factory=lambda: search_champions())
+    """rulesets, comma separated (default: those whose champion is a search)"""
     searches: list[str] = field(default_factory=lambda: ["champion", "search:budget=256"])
     """``champion`` (its search at the default 10 ms) or agent specs, comma separated"""
     players: int = 4
@@ -57,6 +56,13 @@ class Config:
     """timings of each measure (the best is kept)"""
     split: bool = True
     """time the parts of the rollouts too"""
+
+
+def search_champions() -> list[str]:
+    """The rulesets whose champion at some budget is a search (``agents.champion.CHAMPIONS``)."""
+    from agents.champion import CHAMPIONS
+
+    return sorted({c.game for c in CHAMPIONS if c.agent in ("search", "cut")})
 
 
 def states(ruleset: str, players: int, seeds: list[int], decisions: int) -> list:
@@ -212,8 +218,8 @@ def split_palace(spec: str, ruleset: str, players: int, table: list, worlds: int
 
     record, stage = palace_record_nb, palace_stage_nb
     agent = agents.make_spec(spec, ruleset, players, seed=0)
-    agent._scratch(1)
-    args = (agent._work, agent.params, agent.plan, agent._scr)
+    work, scr = agent.buffers()
+    args = (work, agent.params, agent.plan, scr)
     return _split(table, worlds, rounds, record, stage, args)
 
 
@@ -320,9 +326,8 @@ def split_omg(spec: str, ruleset: str, players: int, table: list, worlds: int, r
     import agents
     record, stage = omg_record_nb, omg_stage_nb
     agent = agents.make_spec(spec, ruleset, players, seed=0)
-    agent._scratch(1)
-    scr = OS.OmgSearchScratch(agent._mask, agent._ids, agent._mask2, agent._ids2, agent._cnt, agent._feat)
-    args = (agent._work, agent.params, agent.tables, agent.plan, scr)
+    work, scr = agent.buffers()
+    args = (work, agent.params, agent.tables, agent.plan, scr)
     return _split(table, worlds, rounds, record, stage, args)
 
 

@@ -240,7 +240,8 @@ def strategy_nb(expert, hand, hsize, me, top, revealed, copy, mask, params, card
     return choice_nb(play, discard, hand, hsize, me, revealed, mask, params, cards, lay)
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+# inlined: a call that passes the engine state costs a good part of a decision (the state's arrays go along)
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def choice_from_state_nb(expert, s, g, mask, params, cards, lay):
     """The strategy's decision in game g of the engine state (rollouts): what the player to act sees."""
     p = np.int64(s.turn[g])

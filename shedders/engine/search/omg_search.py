@@ -185,7 +185,9 @@ class OmgSearchPlan(NamedTuple):
 
 
 class OmgSearchScratch(NamedTuple):
-    """Scratch rows, one per game searched."""
+    """Scratch rows, one per game searched. The work state the kernels take with it has twice as many rows: row j
+    plays the rollouts of scratch row j, and row j + rows holds the sampled world they start from (a world is drawn
+    once and played out after each action)."""
 
     mask: np.ndarray  # int8 (rows, A): the searched decision's mask
     ids: np.ndarray  # int16 (rows, A): its legal ids
@@ -193,6 +195,7 @@ class OmgSearchScratch(NamedTuple):
     ids2: np.ndarray  # int16 (rows, A)
     cnt: np.ndarray  # int16 (rows, T): the unseen cards to resample
     feat: np.ndarray  # float64 (rows, LEAF_FEATURES): the fitted leaf's features
+    vals: np.ndarray  # float64 (rows, A): each legal action's sum over the worlds
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -231,20 +234,27 @@ def search_one_nb(src, g, params, tables, work, w0, seed, plan, scr):
     if nl == 1:
         return np.int64(ids[0])
     n_det = max(1, plan.budget // nl)
+    vals = scr.vals[w0]
+    for i in range(nl):
+        vals[i] = 0.0
+    w = w0 + work.rng.shape[0] // 2  # the world's row (OmgSearchScratch)
+    for k in range(n_det):
+        # world k, the same for every action (common random numbers); its stream is copied along with it, so each
+        # action's rollout draws what it drew with a world of its own
+        copy_game_nb(src, g, work, w)
+        work.rng[w] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
+        if not plan.oracle:
+            determinize_nb(work, w, viewer, params, scr.cnt[w0])
+        for i in range(nl):
+            copy_game_nb(work, w, work, w0)
+            work.rewards[w0] = 0.0
+            apply_nb(work, w0, np.int64(ids[i]), params, cards, lay)
+            vals[i] += rollout_nb(work, w0, viewer, params, tables, plan, scr.mask2[w0], scr.ids2[w0],
+                                  scr.feat[w0])
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
-        a = np.int64(ids[i])
-        v = 0.0
-        for k in range(n_det):
-            copy_game_nb(src, g, work, w0)
-            work.rng[w0] = splitmix64_nb(np.uint64(seed) + np.uint64(k) * np.uint64(7919))
-            if not plan.oracle:
-                determinize_nb(work, w0, viewer, params, scr.cnt[w0])
-            work.rewards[w0] = 0.0
-            apply_nb(work, w0, a, params, cards, lay)
-            v += rollout_nb(work, w0, viewer, params, tables, plan, scr.mask2[w0], scr.ids2[w0], scr.feat[w0])
-        if v > best_v:
-            best_a, best_v = a, v
+        if vals[i] > best_v:
+            best_a, best_v = np.int64(ids[i]), vals[i]
     return best_a
 
 

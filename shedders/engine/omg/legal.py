@@ -45,7 +45,8 @@ def _mark_nb(mask, ids, k, a):
     return k + 1
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+# inlined, as the palace engine's: it runs at every step, and a call passes the whole engine state along
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def legal_mask_nb(s, g, params, cards, lay, mask, ids):
     """Fill mask (0/1 per action) and ids[:k] with the legal action ids, in increasing order; returns k. Each phase
     marks ids of one block of the layout (discard and stop are adjacent), in increasing order where its loop runs

@@ -231,12 +231,12 @@ def choice_nb(play, discard, hand, hsize, me, revealed, mask, params, cards, lay
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def strategy_nb(expert, hand, hsize, me, top, revealed, copy, mask, params, cards, lay):
     """greedy's (``expert`` False) or expert's decision for the deciding seat."""
-    if expert:
-        play = expert_play_nb(hand, hsize, me, top, copy, mask, params, cards, lay)
-        discard = expert_discard_nb(mask, params, cards, lay)
-    else:
-        play = greedy_play_nb(top, mask, params, cards, lay)
-        discard = greedy_discard_nb(mask, params, cards, lay)
+    play = (expert_play_nb(hand, hsize, me, top, copy, mask, params, cards, lay) if expert
+            else greedy_play_nb(top, mask, params, cards, lay))
+    discard = np.int64(-1)  # choice_nb reads the discard only when nothing plays: looked for only then
+    if play < 0:
+        discard = (expert_discard_nb(mask, params, cards, lay) if expert
+                   else greedy_discard_nb(mask, params, cards, lay))
     return choice_nb(play, discard, hand, hsize, me, revealed, mask, params, cards, lay)
 
 

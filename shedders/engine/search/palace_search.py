@@ -279,10 +279,14 @@ def leaf_value_nb(s, d, viewer, params, leaf_w):
         return 0.0
     sc, top = seat_scores_nb(s, d, n, leaf_w)
     total = 0.0
+    mine = 0.0
     for q in range(n):
         if s.finished[d, q] == 0:
-            total += np.exp(sc[q] - top)
-    p_last = np.exp(sc[viewer] - top) / total
+            e = np.exp(sc[q] - top)
+            total += e
+            if q == viewer:
+                mine = e
+    p_last = mine / total
     return (1.0 - p_last) / (n - 1) - p_last
 
 
@@ -322,6 +326,14 @@ def order_expect_nb(bits, e, viewer, k, n, fam):
     return v
 
 
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def seat_weight_nb(score, top):
+    """exp(score - top); 0 without the exponential for a seat out (score -inf), which is what it returns."""
+    if score == -np.inf:
+        return 0.0
+    return np.exp(score - top)
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def order_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on, by the family's place rewards, under a Plackett-Luce model of
@@ -336,9 +348,10 @@ def order_value_nb(s, d, viewer, params, leaf_w):
     for q in range(n):
         if s.finished[d, q] == 0:
             bits |= 1 << q
-    # each seat's weight exp(score - top), 0 for a seat out (exp(-inf)), as a tuple of 8
-    e = (np.exp(sc[0] - top), np.exp(sc[1] - top), np.exp(sc[2] - top), np.exp(sc[3] - top),
-         np.exp(sc[4] - top), np.exp(sc[5] - top), np.exp(sc[6] - top), np.exp(sc[7] - top))
+    # each seat's weight exp(score - top), 0 for a seat out, as a tuple of 8
+    e = (seat_weight_nb(sc[0], top), seat_weight_nb(sc[1], top), seat_weight_nb(sc[2], top),
+         seat_weight_nb(sc[3], top), seat_weight_nb(sc[4], top), seat_weight_nb(sc[5], top),
+         seat_weight_nb(sc[6], top), seat_weight_nb(sc[7], top))
     return order_expect_nb(bits, e, viewer, s.n_out[d] + 1, n, params[P_FAMILY])
 
 
@@ -359,19 +372,21 @@ def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
         if s.phase[d] == PH_OVER:
             break
         pol = policy if s.actor[d] == viewer else others
-        # the legal actions are listed only where the choice reads them: greedy's common decisions come from the
-        # state (greedy_fast_nb); listing them draws nothing, so the stream is the same either way
-        if pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli):
-            nl = legal_mask_nb(s, d, params, mask, ids)
-            a = np.int64(ids[rand_below_nb(s, d, nl)])
-        elif pol == POLICY_EXPERT:
-            legal_mask_nb(s, d, params, mask, ids)
-            observe_nb(s, d, np.int64(s.actor[d]), params, obs)  # expert reads the actor's observation
-            a = expert_choice_nb(obs, off, mask, params)
-        else:
+        # the legal actions are listed only where the choice reads them (one place: the kernel inlines it once):
+        # greedy's common decisions come from the state (greedy_fast_nb); listing them draws nothing, so the stream
+        # is the same either way
+        rand = pol == POLICY_RANDOM or (eps_milli > 0 and rand_below_nb(s, d, 1000) < eps_milli)
+        a = np.int64(-1)
+        if not rand and pol != POLICY_EXPERT:
             a = greedy_fast_nb(s, d, params)
-            if a < 0:
-                legal_mask_nb(s, d, params, mask, ids)
+        if a < 0:
+            nl = legal_mask_nb(s, d, params, mask, ids)
+            if rand:
+                a = np.int64(ids[rand_below_nb(s, d, nl)])
+            elif pol == POLICY_EXPERT:
+                observe_nb(s, d, np.int64(s.actor[d]), params, obs)  # expert reads the actor's observation
+                a = expert_choice_nb(obs, off, mask, params)
+            else:
                 a = greedy_choice_nb(mask, params)
         apply_nb(s, d, a, params)
         total += s.rewards[d, viewer]

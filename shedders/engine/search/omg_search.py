@@ -19,7 +19,8 @@ from shedders.engine.search.omg_policies import choice_from_state_nb
 # Search (agents/omg_search.py): copying a game, resampling what a seat cannot see, expert rollouts. Kept in this
 # file so that numba's cache, which checks only the cached function's own source file, never mixes versions.
 # ----------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+# inlined: a call passes both states whole, which costs about as much as the copy
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def copy_game_nb(src, g, dst, d):
     """Row g of ``src`` into row d of ``dst`` (same shapes but the batch)."""
     n = src.hand.shape[1]
@@ -104,7 +105,7 @@ LEAF_FITTED = 1
 LEAF_FEATURES = 4 + N_GODS + 4
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def leaf_features_nb(s, d, q, params, cards, out):
     """Seat q's ``LEAF_FEATURES`` features in row d, into ``out`` (float64)."""
     n = params[P_NPLAYERS]
@@ -144,7 +145,7 @@ def leaf_value_nb(s, d, viewer, params):
     return pw * (1.0 + 1.0 / (n - 1)) - 1.0 / (n - 1)
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def leaf_score_nb(s, d, q, params, cards, leaf_w, f):
     """leaf_w . leaf_features(q), the features written to the scratch ``f``."""
     leaf_features_nb(s, d, q, params, cards, f)
@@ -158,19 +159,32 @@ def leaf_score_nb(s, d, q, params, cards, leaf_w, f):
 def fitted_value_nb(s, d, viewer, params, cards, leaf_w, f):
     """The viewer's expected reward (+1 for the winner, -1/(n-1) for each other seat) under a model of who wins:
     seat q with probability proportional to exp(leaf_w . leaf_features(q)), the weights fitted to where rollouts
-    end (``experiments/fit_leaf.py --ruleset omg``). ``f`` is scratch for one seat's features."""
+    end (``experiments/fit_leaf.py --ruleset omg``). ``f`` is scratch for one seat's features. Each seat's score
+    is computed once (a tuple of 8: no array, these kernels run without numba's runtime)."""
     n = params[P_NPLAYERS]
+    sc = (seat_score_nb(s, d, 0, n, params, cards, leaf_w, f), seat_score_nb(s, d, 1, n, params, cards, leaf_w, f),
+          seat_score_nb(s, d, 2, n, params, cards, leaf_w, f), seat_score_nb(s, d, 3, n, params, cards, leaf_w, f),
+          seat_score_nb(s, d, 4, n, params, cards, leaf_w, f), seat_score_nb(s, d, 5, n, params, cards, leaf_w, f),
+          seat_score_nb(s, d, 6, n, params, cards, leaf_w, f), seat_score_nb(s, d, 7, n, params, cards, leaf_w, f))
     top = -1e300
     for q in range(n):
-        top = max(top, leaf_score_nb(s, d, q, params, cards, leaf_w, f))
+        top = max(top, sc[q])
     z = 0.0
     mine = 0.0
     for q in range(n):
-        e = np.exp(leaf_score_nb(s, d, q, params, cards, leaf_w, f) - top)
+        e = np.exp(sc[q] - top)
         z += e
         if q == viewer:
             mine = e
     return (mine / z) * (1.0 + 1.0 / (n - 1)) - 1.0 / (n - 1)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def seat_score_nb(s, d, q, n, params, cards, leaf_w, f):
+    """leaf_score_nb for one of the n seats; 0 past them (never read)."""
+    if q >= n:
+        return 0.0
+    return leaf_score_nb(s, d, q, params, cards, leaf_w, f)
 
 
 class OmgSearchPlan(NamedTuple):

@@ -61,7 +61,8 @@ class SearchScratch(NamedTuple):
 # Search support: copy a game, resample what a player cannot know, a greedy rollout policy, and determinized
 # Monte Carlo over the legal actions (agents/search.py). Every rollout is a game of the same engine.
 # --------------------------------------------------------------------------------------------------------------
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+# inlined: a call passes both states whole, which costs about as much as the copy
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def copy_game_nb(src, g, dst, d):
     """Row g of state ``src`` into row d of ``dst`` (same player count and card capacity). Element loops, not
     slice assignment: numba would allocate a temporary for a slice copy, which needs its runtime."""
@@ -192,7 +193,8 @@ def determinize_nb(s, d, viewer, params, pool):
     sort_and_shuffle_nb(s, d, pool, m)
     deal_back_nb(s, d, viewer, params, pool)
 
-#: how a rollout cut short by ``max_plies`` is valued (``rollout_nb``)
+#: how a rollout cut short by ``max_plies`` is valued (``rollout_nb``). The leaf values are inlined into the
+#: rollout: a call that passes the engine state costs a good part of a value.
 LEAF_NONE = 0
 LEAF_CARDS = 1
 LEAF_VALUE = 2
@@ -255,7 +257,7 @@ def seat_score_nb(s, d, q, n, leaf_w):
     return leaf_score_nb(s, d, q, leaf_w)
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def seat_scores_nb(s, d, n, leaf_w):
     """Every seat's ``seat_score_nb``, each computed once, as a tuple of 8 (no array: these kernels run without
     numba's runtime), and the largest of them."""
@@ -269,7 +271,7 @@ def seat_scores_nb(s, d, n, leaf_w):
     return sc, top
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def leaf_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on in a core-family game (the loser gets -1, every other player
     1/(N-1) on going out), under a model of who loses: seat q of those still in with probability proportional to
@@ -334,7 +336,7 @@ def seat_weight_nb(score, top):
     return np.exp(score - top)
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def order_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on, by the family's place rewards, under a Plackett-Luce model of
     who goes out next: of the seats still in, seat q with probability proportional to exp(leaf_w .

@@ -1,7 +1,8 @@
 """``search`` and ``oracle``: determinized Monte Carlo over the legal actions, rolled out on the batched engine.
 
 For each decision, every legal action is tried in ``n = max(1, budget // legal)`` sampled worlds, the same worlds
-for every action (common random numbers, so differences between actions are not drowned by deal noise). A world
+for every action (common random numbers, so differences between actions are not drowned by deal noise; each world
+is drawn once and played out after every action). A world
 keeps everything the deciding player knows (own hand, every face-up card, the cards others are publicly known to
 hold because they picked them up, the pile, what left play, sizes of every zone) and resamples the rest: the
 others' unknown hand cards, every face-down card and the draw pile's order. After the action, a rollout plays the

@@ -130,6 +130,9 @@ def run(cfg: Config, url: str | None = None) -> dict:
                 r.raise_for_status()
                 thinking = r.json()["id"]
             game = app.state.games.get(thinking)
+            # compile (or load) the thinking search's kernels before the clock starts: the load measures serving
+            # while an agent thinks, and numba's compiler would hold the GIL meanwhile
+            game.policies[game.env.seat(game.env.agent_selection)](game.env, game.env.agent_selection)
             game.policies = {q: slow(p, cfg.think) for q, p in game.policies.items()}
         return asyncio.run(_run(served, cfg, thinking))
 

@@ -297,13 +297,26 @@ async def get_card_replay(request: Request):
     return Response(text, media_type="application/x-ndjson")
 
 
+def _deciding(fn, *args):
+    import numba
+
+    numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))  # numba counts threads per calling thread
+    return fn(*args)
+
+
+async def agents_decide(fn, *args):
+    """``fn(*args)`` where agents decide: off the event loop, on the threadpool, with numba's threads on every core
+    but one (a lone search spreads its rollouts over them), which the event loop keeps to serve the other games."""
+    return await run_in_threadpool(_deciding, fn, *args)
+
+
 async def new_game(request: Request):
     data = await _json(request)
     unknown = [k for k in data if k not in GAME_FIELDS]
     if unknown:
         raise BadRequest(f"unknown field {unknown[0]!r}; fields: {', '.join(GAME_FIELDS)}")
     outside = request.app.state.outside
-    game = await run_in_threadpool(lambda: GameSession(**data, outside=outside))  # agents decide: off the loop
+    game = await agents_decide(lambda: GameSession(**data, outside=outside))
     key = request.app.state.games.add(game)
     return JSON({"id": key, **game.payload()}, status_code=201)
 
@@ -326,14 +339,14 @@ async def act(request: Request):
     if "action" not in data:
         raise BadRequest("the body needs 'action': an action name, as the buttons' data-action")
     since = len(game.events)
-    await run_in_threadpool(game.act, data["action"])
+    await agents_decide(game.act, data["action"])
     return JSON({"id": request.path_params["id"], **game.payload(since)})
 
 
 async def step(request: Request):
     game = request.app.state.games.get(request.path_params["id"])
     since = len(game.events)
-    await run_in_threadpool(game.step)
+    await agents_decide(game.step)
     return JSON({"id": request.path_params["id"], **game.payload(since)})
 
 

@@ -278,7 +278,8 @@ def search_range_nb(src, games, lo, hi, params, tables, work, seeds, plan, scr, 
         out[j] = search_one_nb(src, games[j], params, tables, work, j, seeds[j], plan, scr)
 
 
-@nb.njit(cache=True, parallel=True)
+# nogil: a search called from a worker thread (the web app) leaves the event loop its GIL while it runs
+@nb.njit(cache=True, parallel=True, nogil=True)
 def batch_search_nb(nchunks, src, games, params, tables, work, seeds, plan, scr, out):
     """Search the decisions of games[j] (work and scratch row j each), in chunks over the threads."""
     b = games.shape[0]

@@ -532,7 +532,8 @@ def search_range_nb(src, games, lo, hi, params, work, seeds, plan, scr, out):
             out[j] = search_one_nb(src, games[j], params, work, j, seeds[j], plan, scr)
 
 
-@nb.njit(cache=True, parallel=True)
+# nogil: a search called from a worker thread (the web app) leaves the event loop its GIL while it runs
+@nb.njit(cache=True, parallel=True, nogil=True)
 def batch_search_nb(nchunks, src, games, params, work, seeds, plan, scr, out):
     """Search the decisions of games[j] (work and scratch row j each), in chunks over the threads;
     ``plan.halving`` chooses sequential halving (halving_one_nb) over the uniform search (search_one_nb)."""
@@ -563,7 +564,7 @@ def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, seed, plan, s
                 buf[i * w + j] = action_value_nb(np.int64(acts[i]), viewer, params, work, t, plan, scr)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # nogil: as batch_search_nb
 def search_one_par_nb(nt, src, g, params, work, seed, plan, scr):
     """search_one_nb (or, with ``plan.halving``, halving_one_nb) for game g, its rollouts over ``nt`` threads
     (work and scratch rows 0..nt-1; the decision's mask, ids and values in scratch row 0)."""

@@ -42,6 +42,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import os
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -297,10 +299,22 @@ async def get_card_replay(request: Request):
     return Response(text, media_type="application/x-ndjson")
 
 
+#: how much nicer than the server a thread of the threadpool runs once agents have decided on it (Linux: a
+#: thread's own nice value): their thinking is background work next to serving
+DECIDING_NICE = 10
+
+
 def _deciding(fn, *args):
     import numba
 
     numba.set_num_threads(max(1, numba.config.NUMBA_NUM_THREADS - 1))  # numba counts threads per calling thread
+    if hasattr(os, "setpriority"):  # run_in_threadpool's threads only: never the event loop's
+        tid = threading.get_native_id()
+        try:
+            if os.getpriority(os.PRIO_PROCESS, tid) < DECIDING_NICE:
+                os.setpriority(os.PRIO_PROCESS, tid, DECIDING_NICE)
+        except OSError:  # not permitted here: the thread runs at the server's priority
+            pass
     return fn(*args)
 
 

@@ -35,10 +35,11 @@ class OmgGreedyAgent(Agent):
         self._lay = layout_array(self.T)
         self._params = self.rules.to_params()
         self._off = np.array([self.sl[f].start for f in OBS_FIELDS], np.int64)
+        self._ids = np.zeros(self.lay["n_actions"] + self.T, np.int16)  # scratch: the legal ids, the hand types
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs, mask = check_batch(observation, action_mask)
         out = np.empty(len(mask), np.int64)
         batch_choice_nb(self.expert, np.ascontiguousarray(obs, np.int8), self._off,
-                        np.ascontiguousarray(mask, np.int8), self._params, self.cards, self._lay, out)
+                        np.ascontiguousarray(mask, np.int8), self._params, self.cards, self._lay, self._ids, out)
         return out

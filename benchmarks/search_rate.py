@@ -283,7 +283,7 @@ def omg_record_nb(src, a0s, worlds, work, params, tables, plan, scr, log, start,
             if plan.eps_milli > 0 and rand_below_nb(work, 0, 1000) < plan.eps_milli:
                 a = np.int64(ids[rand_below_nb(work, 0, nl)])
             else:
-                a = choice_from_state_nb(True, work, 0, mask, params, cards, lay)
+                a = choice_from_state_nb(True, work, 0, mask, ids, nl, params, cards, lay)
             work.rewards[0] = 0.0
             omg_apply_nb(work, 0, a, params, cards, lay)
             if at == log.shape[0]:

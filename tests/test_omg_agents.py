@@ -43,8 +43,12 @@ def test_rollouts_choose_what_the_agents_choose(n, seed):
             if vg.num_legal[g] == 0:
                 continue
             m = vg.action_mask[g]
-            assert OP.choice_from_state_nb(False, vg.state, g, m, vg.params, greedy.cards, lay) == want_g[g]
-            assert OP.choice_from_state_nb(True, vg.state, g, m, vg.params, expert.cards, lay) == want_e[g]
+            ids = np.zeros(m.shape[0] + greedy.T, np.int16)  # the legal ids, as the rollouts list them
+            nl = OS.legal_mask_nb(vg.state, g, vg.params, greedy.cards, lay, m.copy(), ids)
+            assert np.array_equal(ids[:nl], np.flatnonzero(m))
+            for expert_, agent, want in ((False, greedy, want_g), (True, expert, want_e)):
+                got = OP.choice_from_state_nb(expert_, vg.state, g, m, ids, nl, vg.params, agent.cards, lay)
+                assert got == want[g]
             seen.add(int(vg.state.phase[g]))
     assert {O.PH_PLAY, O.PH_DISCARD} <= seen
 

@@ -225,7 +225,7 @@ def rollout_nb(s, d, viewer, params, tables, plan, mask, ids, f):
         if plan.eps_milli > 0 and rand_below_nb(s, d, 1000) < plan.eps_milli:
             a = np.int64(ids[rand_below_nb(s, d, nl)])
         else:
-            a = choice_from_state_nb(True, s, d, mask, params, cards, lay)  # expert
+            a = choice_from_state_nb(True, s, d, mask, ids, nl, params, cards, lay)  # expert
         s.rewards[d] = 0.0
         apply_nb(s, d, a, params, cards, lay)
     if s.phase[d] == PH_OVER:

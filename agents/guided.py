@@ -59,6 +59,7 @@ from agents.ppo import (
 from agents.search import SearchAgent
 from shedders.engine.palace import layout as K
 from shedders.engine.search import palace_guided as G
+from shedders.engine.search import palace_search as KS
 from shedders.envs.actions import ACTION_IDS
 from shedders.rules import lookup
 
@@ -192,7 +193,7 @@ class GuidedSearchAgent(Agent):
             self._nl = np.zeros(c, np.int64)
             self._obs = np.zeros((c, self.obs_size), np.int8)
             self._cobs = np.zeros((c, self.obs_size * n), np.int8)
-            self._pool = np.zeros((self._dcap, max(128, self.rules.num_cards)), np.int8)
+            self._pool = np.zeros((self._dcap, KS.pool_width(self.rules.num_cards)), np.int8)
 
     def act(self, observation, action_mask, state=None, games=None) -> np.ndarray:
         """Actions for the games ``games`` (rows of ``state``; default: all rows, one per observation)."""

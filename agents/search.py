@@ -218,7 +218,7 @@ class SearchAgent(Agent):
             self._ids = np.zeros((c, K.N_ACTIONS), np.int16)
             self._mask2 = np.zeros((c, K.N_ACTIONS), np.int8)
             self._ids2 = np.zeros((c, K.N_ACTIONS), np.int16)
-            self._pool = np.zeros((c, max(128, self.rules.num_cards)), np.int8)
+            self._pool = np.zeros((c, KS.pool_width(self.rules.num_cards)), np.int8)
             self._obs = np.zeros((c, K.observation_size(self.rules.num_players)), np.int8)
             self._offsets = expert_offsets(self.rules.num_players)
             self._out = np.zeros(c, np.int64)

@@ -216,6 +216,38 @@ def test_rollouts_choose_what_the_agents_choose(config, seed):
     assert fast > asked / 3, (fast, asked)  # the fast answers were checked on most decisions
 
 
+def test_greedy_fast_answers_fatality_jokers_as_greedy_does_through_whole_games():
+    """fatality's rollouts read greedy's Joker named 10, its wilds and its pickups from the state too
+    (``greedy_fast_nb``): on every decision of whole games, to the empty draw pile and the starred plays, it
+    answers what greedy answers, and it answers the Joker case itself."""
+    from shedders.engine import palace as K
+    from shedders.engine.search import palace_policies as KP
+
+    vg = shedders.VectorGame("fatality", 64, 4, seed=7, ply_cap=600, autoreset=False)
+    vg.reset()
+    greedy = agents.make("greedy", "fatality", 4, cycle_break=0)
+    rnd = agents.make("random", "fatality", 4, seed=7)
+    rng = np.random.default_rng(7)
+    mask, ids = np.zeros(K.N_ACTIONS, np.int8), np.zeros(K.N_ACTIONS, np.int16)
+    joker = fast = asked = late = 0
+    while (live := np.flatnonzero(vg.num_legal > 0)).size:
+        want = greedy.act(vg.observation[live], vg.action_mask[live])
+        for g, w in zip(live, want):
+            K.legal_mask_nb(vg.state, g, vg.params, mask, ids)
+            quick = KP.greedy_fast_nb(vg.state, g, vg.params)
+            assert quick in (-1, w), (int(vg.state.phase[g]), quick, w)
+            fast += quick >= 0
+            joker += quick == KP.JOKER_10
+            late += quick >= 0 and vg.state.deck_len[g] == 0
+            asked += 1
+        moves = np.full(64, -1)
+        other = rnd.act(vg.observation[live], vg.action_mask[live])
+        moves[live] = np.where(rng.random(live.size) < 0.7, want, other)
+        vg.step(moves)
+    assert joker > 0 and late > 0
+    assert fast > 0.8 * asked, (fast, asked)
+
+
 def test_search_rollout_option():
     vg = shedders.VectorGame("core", 8, 4, seed=1)
     vg.reset()

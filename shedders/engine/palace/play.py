@@ -164,7 +164,7 @@ def resolve_play_nb(s, g, p, r, k, params):
     s.actor[g] = nxt
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def resolve_og_nb(s, g, p, r, k, params):
     """seed 000: what follows k cards of rank r landing on the pile from player p (a turn, the opening, or a
     sneaker's out-of-turn opening), then the sneak window for rank r.

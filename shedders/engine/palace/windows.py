@@ -82,7 +82,7 @@ def continue_sneak_window_nb(s, g, params):
     s.actor[g] = s.resume[g]
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy")
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def sneak_nb(s, g, q, k, params):
     """seed 000 "Sneaking": q sneaks k cards of the window's rank. No turn, no change of turn order; q draws.
 

@@ -167,8 +167,10 @@ def greedy_fast_nb(s, g, params):
     - in play or answering from the hand or face-up cards, the legal plays of a rank r that may go are
       1..min(count, MAXC) copies (one Joker outside fatality); no ready, cover or sneak is legal there. Rule 3
       plays the lowest plain rank (plain ranks come first in greedy's order, low to high) with every copy, else
-      the cheapest wild; with no play at all, rule 5 picks up (legal: the pile is not empty). fatality's named
-      Jokers and starred plays are left to the caller;
+      (fatality) a Joker named 10 where a Joker may go (its plays are the named ones, none of them a plain play),
+      else the cheapest wild; with no play at all, rule 5 picks up (legal: the pile is not empty). fatality's
+      starred plays (``play_up``, ``threes_as``) come after all of these in greedy's rules: they matter only when
+      nothing else is legal, which is left to the caller;
     - from the face-down cards the plays are a flip (and perhaps a pickup): rule 4 flips;
     - in og's sneak window the legal actions are the sneaks of the window's rank and a pass: rule 2 sneaks every
       copy of a plain rank, and a wild one (or none) passes;
@@ -192,21 +194,25 @@ def greedy_fast_nb(s, g, params):
         return np.int64(-1)
     cards = s.hand[g, p] if z == ZONE_HAND else s.face_up[g, p]
     rule, top = pile_state_nb(s, g, params)
+    fat = params[P_FAMILY] == FAM_FAT
     wild, wild_key = -1, WILD_KEY * 10
+    joker = False  # fatality: a Joker may go (named 10)
     for r in range(R):
         cnt = np.int64(cards[r])
         if cnt == 0:
             continue
         ok = is_answer_rank_nb(r) if ph == PH_ANSWER else can_beat_nb(r, rule, top, params)
-        if not is_wild_nb(r, params):
+        if fat and r == RJOKER:
+            joker = ok  # a wild, but its plays are the named ones
+        elif not is_wild_nb(r, params):
             if r == RJOKER:
                 return np.int64(-1)  # a plain Joker (no ruleset deals one): the caller decides
             if ok:
                 return np.int64(A_PLAY + r * MAXC + min(cnt, MAXC) - 1)
         elif ok and greedy_key_nb(r, params) < wild_key:
             wild, wild_key = r, greedy_key_nb(r, params)
-    if params[P_FAMILY] == FAM_FAT:
-        return np.int64(-1)  # a Joker named 10 comes before the wilds, and the starred plays
+    if joker:
+        return np.int64(JOKER_10)
     if wild >= 0:
         cnt = 1 if wild == RJOKER else min(np.int64(cards[wild]), MAXC)  # seed 003 "Jokers go one at a time"
         return np.int64(A_PLAY + wild * MAXC + cnt - 1)

@@ -50,7 +50,7 @@ class SearchScratch(NamedTuple):
     ids: np.ndarray  # int16 (rows, N_ACTIONS): its legal ids
     mask2: np.ndarray  # int8 (rows, N_ACTIONS): a rollout's
     ids2: np.ndarray  # int16 (rows, N_ACTIONS)
-    pool: np.ndarray  # int8 (rows, cards): the hidden cards to resample
+    pool: np.ndarray  # int8 (rows, pool_width(cards)): the hidden cards to resample
     obs: np.ndarray  # int8 (rows, obs): the expert rollout policy's observation
     vals: np.ndarray  # float64 (rows, N_ACTIONS): the actions' sums over the worlds (sequential halving: so far)
     sums: np.ndarray  # float64 (rows, N_ACTIONS): sequential halving's sums over one round's worlds
@@ -134,17 +134,26 @@ def hidden_cards_nb(s, d, viewer, params, pool):
     return m
 
 
+def pool_width(num_cards: int) -> int:
+    """The columns of ``determinize_nb``'s scratch ``pool``: the hidden cards, then a count per rank."""
+    return num_cards + R
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def sort_and_shuffle_nb(s, d, pool, m):
-    """Sort pool[:m] first, so the sample depends only on what the viewer cannot tell apart; then shuffle it from
-    row d's own stream (Fisher-Yates)."""
-    for i in range(1, m):
-        v = pool[i]
-        j = i - 1
-        while j >= 0 and pool[j] > v:
-            pool[j + 1] = pool[j]
-            j -= 1
-        pool[j + 1] = v
+    """Sort pool[:m] first, so the sample depends only on what the viewer cannot tell apart (a counting sort over
+    the ranks, counted in the pool's last R entries: ``pool_width``); then shuffle it from row d's own stream
+    (Fisher-Yates)."""
+    c0 = pool.shape[0] - R
+    for r in range(R):
+        pool[c0 + r] = 0
+    for i in range(m):
+        pool[c0 + pool[i]] += 1
+    i = 0
+    for r in range(R):
+        for _ in range(pool[c0 + r]):
+            pool[i] = r
+            i += 1
     for i in range(m - 1, 0, -1):
         j = rand_below_nb(s, d, i + 1)
         t = pool[i]
@@ -188,7 +197,7 @@ def deal_back_nb(s, d, viewer, params, pool):
 def determinize_nb(s, d, viewer, params, pool):
     """Resample, in row d, every card seat ``viewer`` cannot know, from the row's own stream: the other players'
     hands beyond their publicly known cards, every face-down card (the owner's too), the draw pile's order and,
-    during setup, the other players' face-up cards. ``pool`` is scratch (int8, at least the card count)."""
+    during setup, the other players' face-up cards. ``pool`` is scratch (int8, ``pool_width`` entries at least)."""
     m = hidden_cards_nb(s, d, viewer, params, pool)
     sort_and_shuffle_nb(s, d, pool, m)
     deal_back_nb(s, d, viewer, params, pool)

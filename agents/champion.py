@@ -89,6 +89,12 @@ class Champion:
     needs: str | None = None
 
 
+#: issue 47: rollouts per second per core at each champion's default settings, this engine over the one its
+#: constant was measured on (commit c0b9684): ``python -m benchmarks.search_rate --searches champion --no-split``,
+#: alternating the two engines in fresh processes, 3 runs each, the median of the 3 ratios
+#: (``benchmarks/SEARCH_RATE.md``). A row's constant divided by it is what a rollout costs now, so the champion
+#: spends the gain at the same budget. Measured at 4 players on the shipped decks, so only those rows take it.
+ROLLOUT_SPEEDUP = MappingProxyType({"core": 1.65, "fatality": 1.55, "og": 1.76, "omg": 1.89})
 FULL = "greedy rollouts to the game's end"
 CHAMPIONS: tuple[Champion, ...] = (
     Champion("core", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),
@@ -106,42 +112,44 @@ CHAMPIONS: tuple[Champion, ...] = (
              champion="``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms)",
              why="``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): "
                  "+0.078 [+0.007, +0.149] (128 deals, seed 316)"),
-    Champion("core", "cut", seconds=0.005 / 1007, least=0.005,
+    Champion("core", "cut", seconds=0.005 / 1007 / ROLLOUT_SPEEDUP["core"], least=0.005,
              settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
              table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms "
                    "(the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions and valued by the fitted leaf "
-                      "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,007 at 5 ms, "
-                      "2,014 at 10 ms)",
+                      "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,661 at 5 ms, "
+                      "3,323 at 10 ms; 1,007 and 2,014 before issue 47's faster rollouts)",
              why="``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, "
                  "+0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 "
                  "deals), at a little more cost"),
-    Champion("fatality", "cut", seconds=0.005 / 640, least=0.005,
+    Champion("fatality", "cut", seconds=0.005 / 640 / ROLLOUT_SPEEDUP["fatality"], least=0.005,
              settings=_frozen(eps=0.3, max_plies=16, leaf="value"),
              table="fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted "
                       "finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` "
-                      "buys (640 at 5 ms, 1,280 at 10 ms)",
+                      "buys (992 at 5 ms, 1,984 at 10 ms; 640 and 1,280 before issue 47's faster rollouts)",
              why="``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, "
                  "+0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 "
                  "decisions, ``eps`` 0.1 to 0.4)"),
-    Champion("og", "cut", seconds=0.01 / 1060, least=0.01, settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
+    Champion("og", "cut", seconds=0.01 / 1060 / ROLLOUT_SPEEDUP["og"], least=0.01,
+             settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
              table="og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted "
-                      "leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,060 at 10 "
-                      "ms, 2,650 at 25 ms)",
+                      "leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,865 at 10 "
+                      "ms, 4,664 at 25 ms; 1,060 and 2,650 before issue 47's faster rollouts)",
              why="``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, "
                  "+0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); "
                  "``search:budget=1024`` "
                  "on the same deals +0.057 [+0.006, +0.109]; at 25 ms, "
                  "``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 "
                  "[+0.006, +0.109] (128 deals, seed 201)"),
-    Champion("omg", "search", players=None, seconds=12e-6, needs="leaf", settings=_frozen(eps=0.0, leaf="value"),
+    Champion("omg", "search", players=None, seconds=12e-6 / ROLLOUT_SPEEDUP["omg"], needs="leaf",
+             settings=_frozen(eps=0.0, leaf="value"),
              table="omg at 4 players (the shipped deck)",
              champion="``search`` without random moves in its rollouts and the fitted leaf "
                       "(``eps=0.0+leaf=value``, "
                       "the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as "
-                      "``time_budget`` buys (833 at 10 ms)",
+                      "``time_budget`` buys (1,574 at 10 ms; 833 before issue 47's faster rollouts)",
              why="``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 "
                  "deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 "
                  "fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 "

@@ -18,6 +18,10 @@ cost there, and ``time_budget / seconds`` of them are spent. How each constant w
 ``experiments/RESULTS.md`` ("The champion's time constants"). ``ppo`` and ``expert`` take well under a millisecond,
 inside any budget this option accepts (at least 1 ms). ``champion.chosen`` names the agent inside.
 
+``version`` (default 2) says which constants a search row spends: version 2 divides each measured constant by the
+speed-up its rollouts gained since (``ROLLOUT_SPEEDUP``, issue 47), so the same budget buys more rollouts;
+``champion:version=1`` buys the counts of before, which the benchmark protocol ``bench-v1`` pins as its opponent.
+
 The constants are seconds on the machine they were measured on. Another machine, or the same one busier, runs the
 same search slower or faster: ``machine_slowdown()`` times a fixed search (``reference_workload``: 4 decisions of
 ``search:budget=256`` on a seeded core deal) against ``REFERENCE_SECONDS``, its time on that machine, and says how
@@ -69,7 +73,9 @@ class Champion:
     - ``players``: the player count it was chosen at; None: any.
     - ``agent``: ``"search"`` (to the game's end), ``"cut"`` (``search`` with rollouts cut at ``max_plies`` and
       valued by the fitted leaf), ``"guided"``, ``"ppo"`` or ``"expert"``.
-    - ``seconds``: a search row's cost per rollout; ``least``: the least ``time_budget`` the row takes;
+    - ``seconds``: a search row's cost per rollout, as measured; ``speedup``: how many times faster rollouts have
+      run since (``ROLLOUT_SPEEDUP``; ``per_rollout`` divides by it); ``least``: the least ``time_budget`` the
+      row takes;
       ``min_rollouts``: the fewest rollouts ``time_budget`` must buy for the row to play.
     - ``settings``: the agent's options; ``needs``: ``"checkpoint"`` or ``"leaf"``, committed weights that must
       play the table.
@@ -83,17 +89,29 @@ class Champion:
     why: str
     players: int | None = 4
     seconds: float | None = None
+    speedup: float = 1.0
     least: float = 0.0
     min_rollouts: int = 0
     settings: Mapping = field(default_factory=_frozen)
     needs: str | None = None
 
+    def per_rollout(self, version: int | None = None) -> float:
+        """What a rollout costs the champion of ``version`` (default: this one's): version 1 played the rollouts
+        as measured, version 2 on (issue 47) spends the ``speedup`` too."""
+        return self.seconds / (self.speedup if (version or VERSION) >= 2 else 1.0)
+
+
+#: the champion's version: 2 spends issue 47's faster rollouts (``ROLLOUT_SPEEDUP``); ``champion:version=1`` plays
+#: the sizes of before, which the benchmark protocol ``bench-v1`` pins so that its cards stay comparable
+VERSION = 2
+VERSIONS = (1, 2)
 
 #: issue 47: rollouts per second per core at each champion's default settings, this engine over the one its
 #: constant was measured on (commit c0b9684): ``python -m benchmarks.search_rate --searches champion --no-split``,
 #: alternating the two engines in fresh processes, 3 runs each, the median of the 3 ratios
 #: (``benchmarks/SEARCH_RATE.md``). A row's constant divided by it is what a rollout costs now, so the champion
-#: spends the gain at the same budget. Measured at 4 players on the shipped decks, so only those rows take it.
+#: spends the gain at the same budget. Measured at 4 players on the shipped decks; omg's other row (other player
+#: counts and decks) takes omg's too, its rollouts being the same kernels (``search:budget=256``: 1.83x).
 ROLLOUT_SPEEDUP = MappingProxyType({"core": 1.65, "fatality": 1.55, "og": 1.76, "omg": 1.89})
 FULL = "greedy rollouts to the game's end"
 CHAMPIONS: tuple[Champion, ...] = (
@@ -112,7 +130,7 @@ CHAMPIONS: tuple[Champion, ...] = (
              champion="``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms)",
              why="``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): "
                  "+0.078 [+0.007, +0.149] (128 deals, seed 316)"),
-    Champion("core", "cut", seconds=0.005 / 1007 / ROLLOUT_SPEEDUP["core"], least=0.005,
+    Champion("core", "cut", seconds=0.005 / 1007, speedup=ROLLOUT_SPEEDUP["core"], least=0.005,
              settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
              table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms "
                    "(the default 10 ms)",
@@ -122,7 +140,8 @@ CHAMPIONS: tuple[Champion, ...] = (
              why="``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, "
                  "+0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 "
                  "deals), at a little more cost"),
-    Champion("fatality", "cut", seconds=0.005 / 640 / ROLLOUT_SPEEDUP["fatality"], least=0.005,
+    Champion("fatality", "cut", seconds=0.005 / 640, speedup=ROLLOUT_SPEEDUP["fatality"],
+             least=0.005,
              settings=_frozen(eps=0.3, max_plies=16, leaf="value"),
              table="fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted "
@@ -131,7 +150,7 @@ CHAMPIONS: tuple[Champion, ...] = (
              why="``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, "
                  "+0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 "
                  "decisions, ``eps`` 0.1 to 0.4)"),
-    Champion("og", "cut", seconds=0.01 / 1060 / ROLLOUT_SPEEDUP["og"], least=0.01,
+    Champion("og", "cut", seconds=0.01 / 1060, speedup=ROLLOUT_SPEEDUP["og"], least=0.01,
              settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
              table="og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted "
@@ -143,7 +162,7 @@ CHAMPIONS: tuple[Champion, ...] = (
                  "on the same deals +0.057 [+0.006, +0.109]; at 25 ms, "
                  "``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 "
                  "[+0.006, +0.109] (128 deals, seed 201)"),
-    Champion("omg", "search", players=None, seconds=12e-6 / ROLLOUT_SPEEDUP["omg"], needs="leaf",
+    Champion("omg", "search", players=None, seconds=12e-6, speedup=ROLLOUT_SPEEDUP["omg"], needs="leaf",
              settings=_frozen(eps=0.0, leaf="value"),
              table="omg at 4 players (the shipped deck)",
              champion="``search`` without random moves in its rollouts and the fitted leaf "
@@ -154,7 +173,7 @@ CHAMPIONS: tuple[Champion, ...] = (
                  "deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 "
                  "fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 "
                  "[-0.027, +0.033] (seed 365)"),
-    Champion("omg", "search", players=None, seconds=12e-6,
+    Champion("omg", "search", players=None, seconds=12e-6, speedup=ROLLOUT_SPEEDUP["omg"],
              table="omg at other player counts, or another deck",
              champion="``search``, as many rollouts as ``time_budget`` buys",
              why="omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed "
@@ -195,8 +214,8 @@ __doc__ = __doc__.format(table=table_doc())
 
 #: views of the table, by ruleset: a full search's and a cut search's cost per rollout, the cut searches' settings
 #: and least budgets
-SECONDS_PER_ROLLOUT = {c.game: c.seconds for c in CHAMPIONS if c.agent == "search"}
-SECONDS_PER_LEAF_ROLLOUT = {c.game: c.seconds for c in CHAMPIONS if c.agent == "cut"}
+SECONDS_PER_ROLLOUT = {c.game: c.per_rollout() for c in CHAMPIONS if c.agent == "search"}
+SECONDS_PER_LEAF_ROLLOUT = {c.game: c.per_rollout() for c in CHAMPIONS if c.agent == "cut"}
 LEAF_SEARCH = {c.game: dict(c.settings) for c in CHAMPIONS if c.agent == "cut"}
 MIN_LEAF_TIME = {c.game: c.least for c in CHAMPIONS if c.agent == "cut"}
 
@@ -258,15 +277,15 @@ def _row(agent: str, ruleset: str) -> Champion:
     return next(c for c in CHAMPIONS if c.agent == agent and c.game == ruleset)
 
 
-def search_budget(ruleset: str, time_budget: float) -> int:
+def search_budget(ruleset: str, time_budget: float, version: int | None = None) -> int:
     """The rollouts a search champion of ``ruleset`` spends per decision within ``time_budget`` seconds."""
-    return rollouts(_row("search", ruleset), time_budget)
+    return rollouts(_row("search", ruleset), time_budget, version)
 
 
-def leaf_budget(ruleset: str, time_budget: float) -> int:
+def leaf_budget(ruleset: str, time_budget: float, version: int | None = None) -> int:
     """The cut rollouts (``LEAF_SEARCH``) a leaf-search champion of ``ruleset`` spends per decision within
     ``time_budget`` seconds."""
-    return rollouts(_row("cut", ruleset), time_budget)
+    return rollouts(_row("cut", ruleset), time_budget, version)
 
 
 def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
@@ -281,11 +300,12 @@ def has_checkpoint(ruleset: str, num_players: int, **options) -> bool:
     return num_players == 4 and same_game(trained, ruleset, num_players, **options)
 
 
-def rollouts(row: Champion, time_budget: float) -> int:
-    """The rollouts a search row spends per decision within ``time_budget`` seconds (a full search at least 16)."""
+def rollouts(row: Champion, time_budget: float, version: int | None = None) -> int:
+    """The rollouts a search row spends per decision within ``time_budget`` seconds (a full search at least 16),
+    for the champion of ``version`` (default: this one's)."""
     if row.agent == "cut":
-        return int(round(time_budget / row.seconds, 6))
-    return max(16, int(time_budget / row.seconds))
+        return int(round(time_budget / row.per_rollout(version), 6))
+    return max(16, int(time_budget / row.per_rollout(version)))
 
 
 def choose(ruleset: str, num_players: int, time_budget: float, **options) -> Champion:
@@ -311,16 +331,19 @@ class ChampionAgent(Agent):
     name = "champion"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
-                 time_budget: float = DEFAULT_TIME_BUDGET, **options):
+                 time_budget: float = DEFAULT_TIME_BUDGET, version: int = VERSION, **options):
         super().__init__(ruleset, num_players, seed, **options)
         if isinstance(time_budget, bool) or not isinstance(time_budget, (int, float)) or not (
                 MIN_TIME_BUDGET <= time_budget <= 60):
             raise ValueError(f"time_budget must be a number of seconds in [{MIN_TIME_BUDGET}, 60], got "
                              f"{time_budget!r}")
+        if isinstance(version, bool) or version not in VERSIONS:
+            raise ValueError(f"version must be one of {VERSIONS}, got {version!r}")
         self.time_budget = float(time_budget)
+        self.version = int(version)
         row = choose(ruleset, num_players, self.time_budget, **options)
         if row.agent in ("search", "cut"):
-            budget = rollouts(row, self.time_budget)
+            budget = rollouts(row, self.time_budget, self.version)
             kind = SEARCH_AGENTS[lookup(ruleset).family]
             self.inner = kind(ruleset, num_players, seed=seed, budget=budget, **row.settings, **options)
             self.chosen = f"search:budget={self.inner.budget}" + "".join(

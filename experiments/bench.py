@@ -11,7 +11,8 @@ The protocol ``bench-v1``:
   version; the card's ``deals_digest`` hashes the dealt tables themselves (every deal's starting state for the
   ruleset and player count), so two cards with the same digest were played on the same cards.
 - **Opponents and formats.** The agent plays one seat against ``players - 1`` copies of each reference opponent
-  (``random``, ``greedy``, ``expert``, ``search:budget=256``, ``champion``): format ``"1v3"`` at 4 players; and,
+  (``random``, ``greedy``, ``expert``, ``search:budget=256``, ``champion``, the last pinned to the champion the
+  protocol was published with, ``champion:version=1``): format ``"1v3"`` at 4 players; and,
   at 4 players or more, two seats against the rest (``"2v2"``, seats 0 and 1 against 2 and 3 before rotation). Each
   deal is played in every seat rotation (duplicate format: the luck of the deal is shared by both sides), with
   ``cap_rule="most_cards"`` and the default ply cap.
@@ -63,6 +64,9 @@ PROTOCOL = "bench-v1"
 SEEDS_FILE = Path(shedders.__file__).parent / "data" / "bench" / f"{PROTOCOL}.seeds"
 SEEDS_SHA256 = "ff07b521ce47e03c02128365e8f663593fa45093f4b2e411590e743b89e76f86"
 OPPONENTS = ("random", "greedy", "expert", "search:budget=256", "champion")
+#: the agent each opponent name stands for in this protocol: ``champion`` is pinned to the champion the protocol
+#: was published with (``champion:version=1``), so that a card played today is comparable with the shipped ones
+OPPONENT_SPECS = {name: name for name in OPPONENTS} | {"champion": "champion:version=1"}
 DEALS = 200
 QUICK_DEALS = 32
 CAP_RULE = "most_cards"
@@ -170,8 +174,8 @@ def check(cfg: Config) -> None:
     if isinstance(cfg.workers, bool) or cfg.workers < 1:
         raise ValueError(f"workers must be at least 1, got {cfg.workers}")
     agents_pkg.make_spec(cfg.agent, cfg.ruleset, cfg.players, seed=0)
-    for spec in OPPONENTS:
-        agents_pkg.make_spec(spec, cfg.ruleset, cfg.players, seed=0)
+    for name in OPPONENTS:
+        agents_pkg.make_spec(OPPONENT_SPECS[name], cfg.ruleset, cfg.players, seed=0)
 
 
 def cell_key(cfg: Config, opponent: str, fmt: str) -> str:
@@ -192,7 +196,7 @@ def play_cell(cfg: Config, seeds: np.ndarray, index: int, opponent: str, fmt: st
     seat_agent = np.array([[lineup[(i - j) % n] for i in range(n)] for _d in range(len(seeds)) for j in range(n)])
     built = [agents_pkg.make_spec(spec, cfg.ruleset, n, seed=int(np.random.default_rng([cfg.seed, index, k])
                                                                    .integers(2**31)))
-             for k, spec in enumerate((cfg.agent, opponent))]
+             for k, spec in enumerate((cfg.agent, OPPONENT_SPECS[opponent]))]
     keep = n if fmt.startswith("1v") else 0  # the first deal's rotations; one of them is kept
     played = play_games(cfg.ruleset, n, np.repeat(seeds, n), seat_agent, built, [cfg.agent, opponent],
                         {"seed": 0, "cap_rule": CAP_RULE}, keep=keep, source=f"bench {PROTOCOL}")

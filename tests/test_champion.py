@@ -149,6 +149,22 @@ def test_cut_search_budgets_are_the_sizes_measured_times_the_speedup_measured():
 
     assert ROLLOUT_SPEEDUP["core"] == 1.65
     assert leaf_budget("core", 0.005) == 1661 and leaf_budget("core", 0.01) == 3323
+    # version 1, the champion before the faster rollouts, buys the sizes measured
+    assert leaf_budget("core", 0.005, version=1) == 1007 and leaf_budget("core", 0.01, version=1) == 2014
+    assert search_budget("omg", 0.01, version=1) == 833
+
+
+@pytest.mark.parametrize("ruleset", ["core", "fatality", "og", "omg"])
+def test_champion_version_1_plays_the_sizes_before_the_faster_rollouts_and_bench_v1_pins_it(ruleset):
+    from agents.champion import ROLLOUT_SPEEDUP
+    from experiments.bench import OPPONENT_SPECS
+
+    old = agents.make_spec(OPPONENT_SPECS["champion"], ruleset, 4, seed=0)
+    new = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
+    assert (old.version, new.version) == (1, 2)
+    assert old.chosen.split("+")[1:] == new.chosen.split("+")[1:]  # the same search, more rollouts
+    # both sizes are floored from the same budget: they differ from the exact ratio by less than one rollout each
+    assert abs(new.inner.budget - old.inner.budget * ROLLOUT_SPEEDUP[ruleset]) < 1 + ROLLOUT_SPEEDUP[ruleset]
 
 
 def test_the_champion_is_reproducible_from_its_seed():
@@ -190,6 +206,9 @@ def test_bad_champion_options_are_refused():
             agents.make("champion", ruleset="core", num_players=4, time_budget=bad)
     with pytest.raises(ValueError, match="unknown option 'budget'"):
         agents.make("champion", ruleset="core", num_players=4, budget=64)
+    for bad in (0, 3, True, "2", 1.5):
+        with pytest.raises(ValueError, match="version"):
+            agents.make("champion", ruleset="core", num_players=4, version=bad)
 
 
 def test_shedders_play_takes_the_champion_as_opponent():

@@ -27,6 +27,8 @@ def game_seeds(seed: int, num_games: int, start: int = 0) -> np.ndarray:
 def as_action_id(action) -> int:
     """An integer action id, or -1 for anything that is not one (None, a float, a string, a number too large for
     any action space), so that every bad action meets the same ``ValueError``."""
+    if type(action) is int:  # the common case first: a plain int (bool is its own type)
+        return action if 0 <= action < 2**31 else -1
     if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
         action = action.item()
     if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
@@ -223,6 +225,15 @@ class ShedEnv(AECEnv):
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper, with ``last()`` answered by the env itself: the inherited ``last()``
     reads five attributes through the wrapper's ``__getattr__``, which cost more than the engine's step."""
+
+    def step(self, action) -> None:
+        # the inherited step reads ``agents`` through the wrapper's ``__getattr__`` and steps through one more
+        # wrapper layer: as much as a third of an AEC step; the same checks, read from the env directly
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
 
     def last(self, observe: bool = True):
         if not self._has_reset:

@@ -134,7 +134,10 @@ class PalaceEnv(ShedEnv):
             raise ValueError(self._illegal_message(action))
         self._cumulative_rewards[agent] = 0.0
         rewards = s.rewards[0]
-        if rewards.any():
+        # a palace step pays rewards only where somebody goes out or the game ends (a capped game's places):
+        # the test below spares the array scan on every other step
+        paid = (s.n_out[0] != self._n_out or s.phase[0] == K.PH_OVER) and bool(rewards.any())
+        if paid:
             for a in self.agents:
                 r = float(rewards[self._seat[a]])
                 self.rewards[a] = r
@@ -142,7 +145,7 @@ class PalaceEnv(ShedEnv):
         elif self._rewards_dirty:
             for a in self.agents:
                 self.rewards[a] = 0.0
-        self._rewards_dirty = bool(rewards.any())
+        self._rewards_dirty = paid
         if s.phase[0] == K.PH_OVER:
             done = self.terminations if s.terminated[0] else self.truncations
             for a in self.agents:

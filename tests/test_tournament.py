@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from experiments import ray_backend
 from experiments import tournament as T
 
 pytestmark = pytest.mark.slow  # the fast tier (pytest -m "not slow") leaves these out
@@ -137,9 +138,13 @@ def test_the_ray_backend_gives_the_same_results_as_local(tmp_path):
     local = T.run(T.Config(out=str(tmp_path / "local"), **kw), progress=False)
     try:
         remote = T.run(T.Config(out=str(tmp_path / "ray"), backend="ray", workers=2, **kw), progress=False)
+        pool = ray_backend.Pool(2)  # the cluster the run started: its actors run one numba and one torch thread
+        threads = ray.get([a.threads.remote() for a in pool.actors])
+        pool.close()
     finally:
         ray.shutdown()
     assert remote["game_rows"] == local["game_rows"]
+    assert threads == [(1, 1), (1, 1)]
 
 
 def test_a_fixed_lineup_seats_one_agent_against_a_field(tmp_path):

@@ -5,7 +5,8 @@
 Each run is a fresh ``python -m experiments.tournament`` process (Ray's start-up and the workers' numba cache loads
 included, as a user meets them), the two backends alternating; every run writes a new run directory, so nothing is
 reused. Prints each wall time, the medians and the ratio local/ray (speed of ray relative to local: >= 0.8 is the
-target), and checks that both backends gave the same games. Needs Ray: pip install -e '.[ray]'.
+target), checks that both backends gave the same games, and times what every Ray run pays on top of its games:
+starting a local cluster and shutting it down, in a fresh process. Needs Ray: pip install -e '.[ray]'.
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ def one(cfg: Config, backend: str, out: Path) -> tuple[float, Path]:
     return time.perf_counter() - t0, out / name
 
 
+FIXED = ("import json, time; t0 = time.perf_counter(); from experiments import ray_backend; "
+         "ray = ray_backend.init(int(__import__('sys').argv[1])); t1 = time.perf_counter(); ray.shutdown(); "
+         "print(json.dumps({'init': t1 - t0, 'shutdown': time.perf_counter() - t1}))")
+
+
+def fixed_cost(workers: int) -> dict:
+    """Seconds a fresh process takes to import Ray and start a local cluster (``ray_backend.init``), and to shut it
+    down: what every Ray run pays on top of its games."""
+    done = subprocess.run([sys.executable, "-c", FIXED, str(workers)], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> dict:
     cfg = config_from(Config, build_parser(Config, description=__doc__).parse_args(argv))
     times = {"local": [], "ray": []}
@@ -63,10 +76,13 @@ def main(argv: list[str] | None = None) -> dict:
         same = rows["local"] == rows["ray"]
     med = {k: statistics.median(v) for k, v in times.items()}
     ratio = med["local"] / med["ray"]
+    fixed = [fixed_cost(cfg.workers) for _ in range(cfg.repeats)]
+    fixed = {k: statistics.median(f[k] for f in fixed) for k in ("init", "shutdown")}
     print(f"{cfg.games} deals of {','.join(cfg.agents)} in {cfg.ruleset}, --workers {cfg.workers}: median local "
           f"{med['local']:.1f} s, ray {med['ray']:.1f} s; ray runs at {ratio:.2f}x local's speed; same games: "
-          f"{same}")
-    return {"median": med, "ratio": ratio, "same": same, "times": times}
+          f"{same}; starting a local cluster takes {fixed['init']:.1f} s and shutting it down "
+          f"{fixed['shutdown']:.1f} s (median of {cfg.repeats})")
+    return {"median": med, "ratio": ratio, "same": same, "times": times, "fixed": fixed}
 
 
 if __name__ == "__main__":

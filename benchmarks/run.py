@@ -45,7 +45,10 @@ RULESETS = shedders.RULESETS
 #: the engine's speed target, in multiples of crazy_eights' engine, by family
 ENGINE_GOAL = {"palace": 100, "omg": 50}
 PPO_RULESET = "core"  # the ruleset of the end-to-end PPO target
-SECTIONS = ("startup", "lean", "profile", "ray", "train", "peer", "suite")
+SECTIONS = ("startup", "lean", "profile", "limit", "search", "ray", "train", "peer", "suite")
+#: issue 47's targets: the AEC env against connect_four, PPO end to end (core, 2 threads, engine steps/s), Ray
+#: against local, and the search's rollouts/s per core against the recorded figures before the issue
+AEC_GOAL, PPO_GOAL, RAY_GOAL, SEARCH_GOAL = 5, 130_000, 0.9, 2
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -210,6 +213,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{'yes' if r >= 2 else 'no'} |")
     say()
     issue27_targets(scale, aec, peers, best, all_threads, say)
+    issue47_targets(scale, aec, peers, best, all_threads, say)
     if not quick:
         Path(args.out).write_text("\n".join(lines) + "\n")
         print(f"\nwrote {args.out}")
@@ -336,6 +340,61 @@ def profile_section(args, rounds: int, say):
     return result
 
 
+def limit_section(args, rounds: int, say):
+    """The physical-limit kernel at each family's sizes (``benchmarks.physical_limit``), and every engine figure
+    of the lean section as a share of it."""
+    from benchmarks.physical_limit import limit_rate, sizes
+
+    say("## The physical limit (`benchmarks.physical_limit`)")
+    say()
+    say("A kernel that moves what a step moves and nothing else, at batch 4,096 on 2 threads, one call per step: it "
+        "reads and writes back every byte of each game's state and writes the whole observation and mask (a real "
+        "step writes a few state bytes, and runs the game). No engine step with observations can beat it here.")
+    say()
+    say("| ruleset | state + observation + mask bytes per game | limit steps/s |")
+    say("|---|---:|---:|")
+    result = {}
+    for rs in RULESETS:
+        result[rs] = limit_rate(rs, 4096, 2, 0.05 if args.quick else 1.0, rounds)
+        s, o, m = sizes(rs)
+        say(f"| {rs} | {s} + {o} + {m} | {result[rs]:,.0f} |")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    say()
+    return result
+
+
+def search_section(args, rounds: int, say):
+    """Rollouts/s per core of each champion's search (``benchmarks.search_rate``): the search of when issue 47
+    opened (``champion:version=1``), against the figure recorded before it, and the champion's search now."""
+    from benchmarks.search_rate import BEFORE_ISSUE_47
+    from benchmarks.search_rate import main as search_main
+
+    rulesets = sorted(BEFORE_ISSUE_47)
+    argv = ["--rulesets", ",".join(rulesets), "--searches", "champion:version=1,champion", "--no-split",
+            "--rounds", str(rounds)] + (["--seeds", "3", "--decisions", "4"] if args.quick else [])
+    r = search_main(argv)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    say("## Search rollouts per second per core (`benchmarks.search_rate`)")
+    say()
+    say("Each champion search decides the same 80 early-play states at batch 1 on one thread (the best of "
+        f"{rounds} passes). `before`: the same search (`champion:version=1`, the sizes when issue 47 opened) on the "
+        "engine before the issue, as recorded side by side in `benchmarks/SEARCH_RATE.md` (that engine is not in "
+        "this checkout).")
+    say()
+    say("| ruleset | search | before (rollouts/s per core) | now | now / before | the champion now (version 2) | "
+        "rollouts/s per core |")
+    say("|---|---|---:|---:|---:|---|---:|")
+    result = {}
+    for rs in rulesets:
+        old, new = r[(rs, "champion:version=1")], r[(rs, "champion")]
+        result[rs] = {"spec": old["spec"], "before": BEFORE_ISSUE_47[rs], "now": old["rate"],
+                      "us": old["us_per_rollout"]}
+        say(f"| {rs} | `{old['spec']}` | {BEFORE_ISSUE_47[rs]:,} | {old['rate']:,.0f} | "
+            f"{old['rate'] / BEFORE_ISSUE_47[rs]:.2f}x | `{new['spec']}` | {new['rate']:,.0f} |")
+    say()
+    return result
+
+
 def ray_section(args, rounds: int, say):
     """The Ray backend against the local one (``benchmarks.ray_backend``)."""
     from benchmarks import ray_backend
@@ -352,7 +411,9 @@ def ray_section(args, rounds: int, say):
     for k in ("local", "ray"):
         say(f"| {k} | {', '.join(f'{t:.1f}' for t in r['times'][k])} | {r['median'][k]:.1f} |")
     say()
-    say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}.")
+    say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}. A fresh process "
+        f"takes {r['fixed']['init']:.1f} s to import Ray and start a local cluster, and {r['fixed']['shutdown']:.1f} s "
+        "to shut it down (median of the same number of runs): what every Ray run pays on top of its games.")
     say()
     return result
 
@@ -429,6 +490,8 @@ def suite_section(args, rounds: int, say):
 SCALE = (
     ("lean", lean_section, 'pyspiel'),
     ("profile", profile_section, None),
+    ("limit", limit_section, None),
+    ("search", search_section, None),
     ("ray", ray_section, 'ray'),
     ("train", train_section, None),
     ("peer", peer_section, 'sb3_contrib'),
@@ -543,6 +606,83 @@ def gaps(scale: dict, best: dict, threads: int, say) -> None:
         say()
         for line in lines:
             say(line)
+
+
+def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: int, say) -> None:
+    """Issue 47's table: each target with its measured figure, and for each one missed, where the gap goes, in this
+    run's numbers."""
+    say("## Targets (issue 47)")
+    say()
+    say("| target | measured | ratio | met |")
+    say("|---|---|---:|---|")
+    gaps_47 = []
+
+    def row(what, measured, ratio, goal):
+        say(f"| {what} | {measured} | {ratio:.2f}x | {'yes' if ratio >= goal else 'no'} |")
+        return ratio >= goal
+
+    lean, prof, limit = scale.get("lean"), scale.get("profile"), scale.get("limit")
+    for rs in RULESETS:
+        goal = ENGINE_GOAL[lookup(rs).family]
+        if lean and peers["openspiel"]:
+            sweep = best[(rs, threads)] / peers["openspiel"]  # the issue-4 table's method
+            like = lean[rs][0] / lean["peer"][True]  # like for like: batch 4,096 against 200,000 peer steps
+            share = f"; {lean[rs][0] / limit[rs]:.0%} of the physical limit" if limit else ""
+            ok = row(f"`{rs}` `VectorGame`, {threads} threads, >= {goal}x crazy_eights by both methods (the lower "
+                     "shown)", f"{sweep:.0f}x (best batch against the single-env peer), {like:.0f}x (like for "
+                     f"like){share}", min(sweep, like), goal)
+            if not ok and prof:
+                p = prof[rs]
+                need = threads * 1e9 / (goal * lean["peer"][True])
+                gaps_47.append(
+                    f"- `{rs}` engine: {goal}x crazy_eights like for like is {goal * lean['peer'][True]:,.0f} "
+                    f"steps/s, {need:.0f} ns per game-step x {threads} threads; the step takes "
+                    f"{p['step'] + p['sample']:.0f} (apply and bookkeeping {p['apply + bookkeeping']:.0f}, the mask "
+                    f"{p['legal']:.0f}, the observation {p['step'] - p['step (no obs)']:.0f}, sampling "
+                    f"{p['sample']:.0f})"
+                    + (f", and the physical limit at its sizes {threads * 1e9 / limit[rs]:.0f}: the target asks "
+                       f"{goal * lean['peer'][True] / limit[rs]:.0%} of what moving its bytes alone allows."
+                       if limit else "."))
+    for rs in RULESETS:
+        row(f"`{rs}` AEC env >= {AEC_GOAL}x connect_four env()", f"{aec[rs]:,.0f} steps/s",
+            aec[rs] / peers["connect_four"], AEC_GOAL)
+    if "train" in scale and (PPO_RULESET, 2) in scale["train"]:
+        m = scale["train"][(PPO_RULESET, 2)]
+        if not row(f"PPO end to end, core, 2 threads >= {PPO_GOAL:,} engine steps/s (ratio: to the goal)",
+                   f"{m['sps']:,.0f} steps/s", m["sps"] / PPO_GOAL, 1):
+            gaps_47.append(
+                f"- PPO: the update takes {m['update']:.0%} of each iteration, the rollout's forward passes "
+                f"{m['forward']:.0%}, the engine {m['engine']:.0%}: with the engine free, {PPO_GOAL:,} steps/s would "
+                f"still need the network's arithmetic {m['sps'] / PPO_GOAL / (1 - m['engine']):.2f} of its time "
+                "now. Changing it (smaller minibatches, fewer epochs, bf16) is a change of learning, to be kept only "
+                "where `benchmarks.compare_curves` keeps the curves over 3 seeds; not tried yet.")
+    if "ray" in scale:
+        r = scale["ray"]
+        if not row(f"Ray tournament, 4,096 deals, 2 workers >= {RAY_GOAL}x local",
+                   f"{r['median']['ray']:.1f} s against {r['median']['local']:.1f} s", r["ratio"], RAY_GOAL):
+            fixed = r["fixed"]["init"] + r["fixed"]["shutdown"]
+            play = r["median"]["ray"] - fixed
+            gaps_47.append(
+                f"- Ray: of its {r['median']['ray']:.1f} s, {fixed:.1f} s are importing Ray, starting the local "
+                f"cluster and shutting it down ({r['fixed']['init']:.1f} + {r['fixed']['shutdown']:.1f} s); "
+                f"the rest, {play:.1f} s, is {r['median']['local'] / play:.2f}x the local run's whole wall time. "
+                f"{RAY_GOAL}x needs at most {r['median']['local'] / RAY_GOAL:.1f} s in all. On a running cluster "
+                "the start and the shutdown are paid once, not per run.")
+    for rs, s in sorted(scale.get("search", {}).items()):
+        if not row(f"`{rs}` search at the champion's settings >= {SEARCH_GOAL}x rollouts/s per core",
+                   f"{s['now']:,.0f} against {s['before']:,} (recorded)", s["now"] / s["before"], SEARCH_GOAL):
+            goal_us = 1e6 / (SEARCH_GOAL * s["before"])
+            gaps_47.append(
+                f"- `{rs}` search: {SEARCH_GOAL}x is {goal_us:.2f} us per rollout; it takes {s['us']:.2f} "
+                f"(`python -m benchmarks.search_rate --rulesets {rs} --searches champion:version=1` splits it into "
+                "determinizing, playing out, the rollout policy and the leaf).")
+    if gaps_47:
+        say()
+        say("### Where the time goes, for issue 47's targets missed")
+        say()
+        for line in gaps_47:
+            say(line)
+    say()
 
 
 def _has(module: str) -> bool:

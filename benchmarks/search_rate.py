@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numba as nb
 import numpy as np
@@ -89,13 +90,21 @@ def states(ruleset: str, players: int, seeds: list[int], decisions: int) -> list
     return out
 
 
+#: issue 47's baseline: rollouts/s per core of each champion's search when the issue opened (``champion:version=1``
+#: at the default 10 ms) on the engine before it (commit c0b9684), the median of 3 runs measured side by side with
+#: the engine after (``benchmarks/SEARCH_RATE.md``, second session). That engine is not in this checkout, so
+#: ``benchmarks.run`` compares against these recorded figures.
+BEFORE_ISSUE_47 = MappingProxyType({"core": 395_076, "fatality": 313_078, "og": 337_320, "omg": 102_930})
+
+
 def search_spec(search: str, ruleset: str, players: int) -> str:
-    """An agent spec: ``champion`` becomes the search the champion plays at its default budget."""
-    if search != "champion":
+    """An agent spec: ``champion`` (or ``champion:version=N``) becomes the search the champion plays at its
+    default budget."""
+    if search.split(":")[0] != "champion":
         return search
     import agents
 
-    chosen = agents.make("champion", ruleset=ruleset, num_players=players).chosen
+    chosen = agents.make_spec(search, ruleset, players, seed=0).chosen
     if not chosen.startswith("search:"):
         raise ValueError(f"the {ruleset} champion at {players} players plays {chosen}, not a search")
     return chosen

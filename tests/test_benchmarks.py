@@ -103,3 +103,49 @@ def test_search_rate_counts_the_rollouts_and_splits_them_into_parts_that_add_up(
         assert sum(split["us"].values()) == pytest.approx(split["total_us"])
         assert 0 < split["plies"] <= (6 if "max_plies=6" in spec else 400)
     assert capsys.readouterr().out.count("| core |") == 2
+
+
+def test_the_physical_limit_kernel_moves_every_byte_it_claims():
+    """``benchmarks.physical_limit``: one step reads and writes back every state byte (each plus one) and fills
+    the whole observation and mask from the state's checksum, so no byte can be skipped."""
+    from benchmarks import physical_limit as L
+
+    rng = np.random.default_rng(0)
+    state = rng.integers(-100, 100, (5, 37)).astype(np.int8)
+    before = state.copy()
+    obs, mask = np.full((5, 11), 7, np.int8), np.full((5, 13), 7, np.int8)
+    L.limit_step_nb(state, obs, mask)
+    assert (state == (before + 1).astype(np.int8)).all()
+    parity = before.astype(np.int64).sum(axis=1) & 1
+    assert (obs == parity[:, None]).all()
+    assert (mask == parity[:, None] ^ (np.arange(13) & 1)).all()
+    assert L.sizes("core")[0] == __import__("shedders").VectorGame("core", 2, 4).state_bytes_per_game
+
+
+def test_issue_47_targets_explain_each_one_missed_in_the_runs_own_numbers():
+    """``benchmarks.run.issue47_targets``: a target met gets no gap line; each one missed gets one built from the
+    figures passed in (synthetic ones here)."""
+    from benchmarks import run as R
+
+    lines = []
+    rs = R.RULESETS
+    best = {(r, 2): 10e6 for r in rs}
+    peers = {"openspiel": 100_000, "connect_four": 20_000}
+    aec = {r: 120_000 for r in rs}
+    scale = {
+        "lean": {"peer": {True: 100_000, False: 300_000}, **{r: (10e6, 12e6) for r in rs}},
+        "profile": {r: {"step": 250, "sample": 6, "apply + bookkeeping": 90, "legal": 70, "step (no obs)": 160,
+                        "observe": 100} for r in rs},
+        "limit": {r: 20e6 for r in rs},
+        "train": {("core", 2): {"sps": 90_000, "update": 0.7, "forward": 0.2, "engine": 0.05, "opponents": 0.05}},
+        "ray": {"median": {"local": 27.0, "ray": 33.0}, "ratio": 27 / 33, "fixed": {"init": 3.0, "shutdown": 1.3}},
+        "search": {"core": {"spec": "search:budget=9", "before": 100_000, "now": 250_000, "us": 4.0},
+                   "og": {"spec": "search:budget=9", "before": 100_000, "now": 150_000, "us": 6.67}},
+    }
+    R.issue47_targets(scale, aec, peers, best, 2, lambda line="": lines.append(line))
+    text = "\n".join(lines)
+    # palace engines at 100x of 100k (10M against 10M: met), omg at 50x (met); AEC 6x (met)
+    assert "`core` `VectorGame`" in text and "| no |" in text
+    assert "- PPO:" in text and "- Ray: of its 33.0 s, 4.3 s" in text and "30.0 s in all" in text
+    assert "- `og` search: 2x is 5.00 us per rollout; it takes 6.67" in text
+    assert "- `core` search" not in text and "engine: 100x" not in text and "AEC" not in text.split("###")[-1]

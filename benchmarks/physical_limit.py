@@ -1,14 +1,14 @@
-"""The physical limit of a batched step on this CPU: a kernel that moves the bytes a step moves and does nothing else.
+"""The physical limit of a batched step on this CPU: a kernel that moves the bytes a step moves, and nothing else.
 
     python -m benchmarks.physical_limit                 # core and omg, batch 4,096, 2 threads
 
-For each ruleset, the kernel takes ``VectorGame``'s sizes per game: the engine state's bytes (``state_bytes_per_game``),
-the observation's and the action mask's. One step of the kernel, over the whole batch in a parallel loop, reads
-every state byte of each game, writes every state byte back, and writes the whole observation and mask, each byte
-depending on the state it read (so nothing can be skipped). That is more traffic than a real step (which writes a
-few state bytes) with no game logic at all, laid out as one contiguous row per game: no engine step with
-observations can beat it on this machine, so ``benchmarks.run`` shows each engine figure as a share of it. Like
-``benchmarks.run``'s engine rows, each step is one call from Python.
+For each ruleset, the kernel takes ``VectorGame``'s sizes per game: the engine state's bytes
+(``state_bytes_per_game``), the observation's and the action mask's. One step of the kernel, over the whole batch
+in a parallel loop, reads every state byte of each game, writes every state byte back, and writes the whole
+observation and mask, each byte depending on the state it read (so nothing can be skipped). That is more traffic
+than a real step (which writes a few state bytes) with no game logic at all, laid out as one contiguous row per
+game: no engine step with observations can beat it on this machine, so ``benchmarks.run`` shows each engine figure
+as a share of it. Like ``benchmarks.run``'s engine rows, each step is one call from Python.
 """
 
 from __future__ import annotations

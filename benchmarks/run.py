@@ -347,9 +347,10 @@ def limit_section(args, rounds: int, say):
 
     say("## The physical limit (`benchmarks.physical_limit`)")
     say()
-    say("A kernel that moves what a step moves and nothing else, at batch 4,096 on 2 threads, one call per step: it "
-        "reads and writes back every byte of each game's state and writes the whole observation and mask (a real "
-        "step writes a few state bytes, and runs the game). No engine step with observations can beat it here.")
+    say("A kernel that moves what a step moves and nothing else, at batch 4,096 on 2 threads, one call per step: "
+        "it reads and writes back every byte of each game's state and writes the whole observation and mask (a "
+        "real step writes a few state bytes, and runs the game). No engine step with observations can beat it "
+        "here.")
     say()
     say("| ruleset | state + observation + mask bytes per game | limit steps/s |")
     say("|---|---:|---:|")
@@ -377,9 +378,9 @@ def search_section(args, rounds: int, say):
     say("## Search rollouts per second per core (`benchmarks.search_rate`)")
     say()
     say("Each champion search decides the same 80 early-play states at batch 1 on one thread (the best of "
-        f"{rounds} passes). `before`: the same search (`champion:version=1`, the sizes when issue 47 opened) on the "
-        "engine before the issue, as recorded side by side in `benchmarks/SEARCH_RATE.md` (that engine is not in "
-        "this checkout).")
+        f"{rounds} passes). `before`: the same search (`champion:version=1`, the sizes when issue 47 opened) on "
+        "the engine before the issue, as recorded side by side in `benchmarks/SEARCH_RATE.md` (that engine is not "
+        "in this checkout).")
     say()
     say("| ruleset | search | before (rollouts/s per core) | now | now / before | the champion now (version 2) | "
         "rollouts/s per core |")
@@ -411,9 +412,10 @@ def ray_section(args, rounds: int, say):
     for k in ("local", "ray"):
         say(f"| {k} | {', '.join(f'{t:.1f}' for t in r['times'][k])} | {r['median'][k]:.1f} |")
     say()
-    say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}. A fresh process "
-        f"takes {r['fixed']['init']:.1f} s to import Ray and start a local cluster, and {r['fixed']['shutdown']:.1f} s "
-        "to shut it down (median of the same number of runs): what every Ray run pays on top of its games.")
+    say(f"Ray runs at **{r['ratio']:.2f}x** the local backend's speed; the same games: {r['same']}. A fresh "
+        f"process takes {r['fixed']['init']:.1f} s to import Ray and start a local cluster, and "
+        f"{r['fixed']['shutdown']:.1f} s to shut it down (median of the same number of runs): what every Ray run "
+        "pays on top of its games.")
     say()
     return result
 
@@ -637,8 +639,8 @@ def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
                 gaps_47.append(
                     f"- `{rs}` engine: {goal}x crazy_eights like for like is {goal * lean['peer'][True]:,.0f} "
                     f"steps/s, {need:.0f} ns per game-step x {threads} threads; the step takes "
-                    f"{p['step'] + p['sample']:.0f} (apply and bookkeeping {p['apply + bookkeeping']:.0f}, the mask "
-                    f"{p['legal']:.0f}, the observation {p['step'] - p['step (no obs)']:.0f}, sampling "
+                    f"{p['step'] + p['sample']:.0f} (apply and bookkeeping {p['apply + bookkeeping']:.0f}, the "
+                    f"mask {p['legal']:.0f}, the observation {p['step'] - p['step (no obs)']:.0f}, sampling "
                     f"{p['sample']:.0f})"
                     + (f", and the physical limit at its sizes {threads * 1e9 / limit[rs]:.0f}: the target asks "
                        f"{goal * lean['peer'][True] / limit[rs]:.0%} of what moving its bytes alone allows."
@@ -652,10 +654,10 @@ def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
                    f"{m['sps']:,.0f} steps/s", m["sps"] / PPO_GOAL, 1):
             gaps_47.append(
                 f"- PPO: the update takes {m['update']:.0%} of each iteration, the rollout's forward passes "
-                f"{m['forward']:.0%}, the engine {m['engine']:.0%}: with the engine free, {PPO_GOAL:,} steps/s would "
-                f"still need the network's arithmetic {m['sps'] / PPO_GOAL / (1 - m['engine']):.2f} of its time "
-                "now. Changing it (smaller minibatches, fewer epochs, bf16) is a change of learning, to be kept only "
-                "where `benchmarks.compare_curves` keeps the curves over 3 seeds; not tried yet.")
+                f"{m['forward']:.0%}, the engine {m['engine']:.0%}: with the engine free, {PPO_GOAL:,} steps/s "
+                "would still need the network's arithmetic to take "
+                f"{m['sps'] / PPO_GOAL / (1 - m['engine']):.2f} of its time now. Changing it (smaller minibatches, fewer epochs, bf16) is a change of learning, to be kept "
+                "only where `benchmarks.compare_curves` keeps the curves over 3 seeds; not tried yet.")
     if "ray" in scale:
         r = scale["ray"]
         if not row(f"Ray tournament, 4,096 deals, 2 workers >= {RAY_GOAL}x local",
@@ -674,8 +676,8 @@ def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
             goal_us = 1e6 / (SEARCH_GOAL * s["before"])
             gaps_47.append(
                 f"- `{rs}` search: {SEARCH_GOAL}x is {goal_us:.2f} us per rollout; it takes {s['us']:.2f} "
-                f"(`python -m benchmarks.search_rate --rulesets {rs} --searches champion:version=1` splits it into "
-                "determinizing, playing out, the rollout policy and the leaf).")
+                f"(`python -m benchmarks.search_rate --rulesets {rs} --searches champion:version=1` splits it "
+                "into determinizing, playing out, the rollout policy and the leaf).")
     if gaps_47:
         say()
         say("### Where the time goes, for issue 47's targets missed")

@@ -1,7 +1,7 @@
 """All throughput numbers in one run on one machine, printed and written to benchmarks/RESULTS.md.
 
     pip install -e '.[bench]'          # the peers: open_spiel, rlcard (benchmark-only)
-    python -m benchmarks.run           # about 5 minutes on 2 cores; --quick for a smoke run
+    python -m benchmarks.run           # about 40 minutes on 2 cores; --quick for a smoke run
 
 Measures, with uniformly random legal actions everywhere:
 - the batched engine (VectorGame: sample_legal + step, observation and mask written every step) per ruleset, at
@@ -11,10 +11,12 @@ Measures, with uniformly random legal actions everywhere:
   PettingZoo's classic connect_four and texas_holdem AEC envs;
 - bytes of engine state per game, and cold (empty numba cache) / warm import + compile + first step time;
 - the scale and speed figures: the engine like for like against crazy_eights with and without observations, where
-  its step spends its time (``benchmarks.engine_profile``), the Ray backend against the local one
-  (``benchmarks.ray_backend``), PPO's training throughput (``benchmarks.train_throughput``), our PPO against
-  SB3-contrib's MaskablePPO (``benchmarks.train_peer``, the peer extra), and the test suite's wall time;
-- each target with its measured figure.
+  its step spends its time (``benchmarks.engine_profile``), the physical limit of a step on this CPU (a kernel
+  that only moves the bytes a step moves: ``benchmarks.physical_limit``), each champion search's rollouts per
+  second per core (``benchmarks.search_rate``), the Ray backend against the local one (``benchmarks.ray_backend``),
+  PPO's training throughput (``benchmarks.train_throughput``), our PPO against SB3-contrib's MaskablePPO
+  (``benchmarks.train_peer``, the peer extra), and the test suite's wall time;
+- each target with its measured figure, and for issue 47's targets missed, where the gap goes in the run's numbers.
 Timing is noisy on a shared machine: each figure is the median of several timed rounds. ``--skip`` leaves sections
 out (``--skip suite,peer,ray``); the full run takes about 40 minutes on 2 cores.
 """

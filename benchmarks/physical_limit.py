@@ -1,6 +1,6 @@
 """The physical limit of a batched step on this CPU: a kernel that moves the bytes a step moves, and nothing else.
 
-    python -m benchmarks.physical_limit                 # core and omg, batch 4,096, 2 threads
+    python -m benchmarks.physical_limit                 # every ruleset, batch 4,096, 2 threads
 
 For each ruleset, the kernel takes ``VectorGame``'s sizes per game: the engine state's bytes
 (``state_bytes_per_game``), the observation's and the action mask's. One step of the kernel, over the whole batch
@@ -73,8 +73,8 @@ def limit_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: i
 class Config:
     """The physical-limit kernel's steps/s at the engine's sizes."""
 
-    rulesets: list[str] = field(default_factory=lambda: ["core", "omg"])
-    """rulesets whose sizes to use"""
+    rulesets: list[str] = field(default_factory=lambda: list(shedders.RULESETS))
+    """rulesets whose sizes to use (default: all)"""
     batch: int = 4096
     """games per step"""
     threads: int = 2

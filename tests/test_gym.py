@@ -64,7 +64,8 @@ def test_single_agent_same_seed_same_episode():
 
 
 def test_vector_env_runs_episodes_with_final_obs_and_learner_rewards():
-    venv = VectorSingleAgentEnv("core", num_envs=32, num_players=3, learner_seat=1, seed=0)
+    venv = VectorSingleAgentEnv("core", num_envs=32, num_players=3, learner_seat=1, seed=0,
+                                opponents=random_policy_for(1))  # seeded: the same games every run
     obs, _ = venv.reset(seed=0)
     policy = random_policy_for(0)
     totals = np.zeros(32)

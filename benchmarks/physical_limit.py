@@ -13,14 +13,13 @@ as a share of it. Like ``benchmarks.run``'s engine rows, each step is one call f
 
 from __future__ import annotations
 
-import statistics
-import time
 from dataclasses import dataclass, field
 
 import numba as nb
 import numpy as np
 
 import shedders
+from benchmarks.timing import batch_rate
 from shedders.commandline import build_parser, config_from
 
 
@@ -57,16 +56,7 @@ def limit_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: i
     mask = np.zeros((batch, m), np.int8)
     for _ in range(3):
         limit_step_nb(state, obs, mask)
-    t = time.perf_counter()
-    limit_step_nb(state, obs, mask)
-    iters = max(3, int(seconds / max(time.perf_counter() - t, 1e-7)))
-    rates = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(iters):
-            limit_step_nb(state, obs, mask)
-        rates.append(iters * batch / (time.perf_counter() - t))
-    return statistics.median(rates)
+    return batch_rate(lambda: limit_step_nb(state, obs, mask), batch, seconds, rounds)
 
 
 @dataclass

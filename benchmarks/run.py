@@ -40,6 +40,7 @@ import numpy as np
 import shedders
 from benchmarks.aec_env import aec_rate, startup_seconds
 from benchmarks.game_lengths import random_game_lengths
+from benchmarks.timing import batch_rate
 from shedders.commandline import build_parser
 from shedders.rules import lookup
 
@@ -72,16 +73,7 @@ def engine_rate(ruleset: str, batch: int, threads: int, seconds: float, rounds: 
     vg.reset()
     for _ in range(max(3, 2000 // batch)):  # leave the setup phase behind, warm caches
         vg.step(vg.sample_legal(), check=False)
-    t = time.perf_counter()
-    vg.step(vg.sample_legal(), check=False)
-    iters = max(3, int(seconds / max(time.perf_counter() - t, 1e-7)))
-    rates = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(iters):
-            vg.step(vg.sample_legal(), check=False)
-        rates.append(iters * batch / (time.perf_counter() - t))
-    return statistics.median(rates)
+    return batch_rate(lambda: vg.step(vg.sample_legal(), check=False), batch, seconds, rounds)
 
 
 def openspiel_rate(steps: int, seed: int = 0, observe: bool = True) -> float | None:

@@ -78,6 +78,29 @@ def conserved(env) -> bool:
     return bool((tot == env.rules.deck_counts()).all())
 
 
+def pytest_configure(config):
+    """With no kernel cached yet, compile them first, in parallel processes (``agents.precompile``), before the
+    workers start: otherwise each worker compiles the kernels its first tests call, the two workers of ``-n 2``
+    often the same ones at the same time. Runs in the controller (or the lone process) only."""
+    if hasattr(config, "workerinput"):
+        return
+    import os
+    import sys
+
+    from shedders.engine.cache import cached_kernels
+
+    if cached_kernels():
+        return
+    from agents import precompile
+
+    jobs = getattr(config.option, "numprocesses", None)  # xdist's -n: a count, or "auto" before it resolves
+    jobs = jobs if isinstance(jobs, int) and jobs > 0 else os.cpu_count() or 1
+    print(f"shedders: no numba kernel is cached; compiling them first over {jobs} processes "
+          "(python -m agents.precompile)", file=sys.__stderr__, flush=True)
+    done = precompile.run_groups(list(precompile.groups()), jobs, stream=sys.__stderr__)
+    print("shedders: " + ", ".join(f"{k} {v:.0f} s" for k, v in done.items()), file=sys.__stderr__, flush=True)
+
+
 def pytest_report_header(config):
     """Shown before the tests start (pytest captures what is printed at import): whether the kernels compile
     now."""

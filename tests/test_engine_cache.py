@@ -115,3 +115,20 @@ def test_no_kernel_reads_a_file_the_stamp_leaves_out():
             elif isinstance(node, ast.Import):
                 assert not skipped & {a.name for a in node.names}, f"{path.name} imports the registry"
     assert not {p.name for p in cache.sources()} & set(cache.NOT_COMPILED)
+
+
+def test_precompile_has_a_group_for_every_family_and_reports_a_group_that_fails():
+    """``agents.precompile``: every family of the registry is compiled by some group (a new family without one
+    would compile in each test worker again), and a group whose process fails is named on the stream and left out
+    of the timings, the run going on."""
+    import io
+
+    from agents import precompile
+    from shedders.rules import lookup
+    from shedders.rules.registry import REGISTRY
+
+    covered = {lookup(r).family for plays in precompile.groups().values() for r, _, _ in plays}
+    assert covered == {rec.family for rec in REGISTRY.values()}
+    stream = io.StringIO()
+    assert precompile.run_groups(["no-such-group"], 1, stream=stream) == {}
+    assert "precompiling no-such-group failed" in stream.getvalue()

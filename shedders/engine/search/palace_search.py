@@ -476,7 +476,7 @@ def search_one_nb(src, g, params, work, w0, seed, plan, scr):
     if nl == 1:
         return np.int64(ids[0])
     n_det = max(1, plan.budget // nl)
-    all_worlds_nb(src, g, ids, nl, 0, n_det, params, work, w0, seed, plan, scr, vals)
+    all_worlds_nb(src, g, ids, nl, nl - nl, n_det, params, work, w0, seed, plan, scr, vals)  # see halving_one_nb
     best_a, best_v = np.int64(ids[0]), -1e30
     for i in range(nl):
         if vals[i] > best_v:
@@ -521,7 +521,9 @@ def halving_one_nb(src, g, params, work, w0, seed, plan, scr):
     if nl == 1:
         return np.int64(ids[0])
     per_round = halving_start_nb(nl, plan.budget, vals)
-    alive, done = nl, 0
+    # done starts at nl - nl, an int64 zero: numba types a constant 0 passed on to a kernel as the literal 0, and
+    # would compile the callee's whole chain a second time for it (the uniform search passes nl - nl too)
+    alive, done = nl, nl - nl
     while alive > 1:
         upto = done + max(1, per_round // alive)
         all_worlds_nb(src, g, ids, alive, done, upto, params, work, w0, seed, plan, scr, sums)
@@ -567,10 +569,13 @@ def rollouts_par_nb(nt, src, g, acts, n_act, k0, k1, params, work, seed, plan, s
     buf = scr.buf  # (taken out of the record before the parallel loop: numba's parfor writes a field's copy)
     viewer = np.int64(src.actor[g])
     for t in nb.prange(nt):
-        for j in range(t, w, nt):
-            make_world_nb(src, g, k0 + j, params, work, t, seed, plan, scr)
+        # numba types a prange index uint64: as int64, the row is the type the batched kernels pass, so the rollout
+        # kernels below compile once for both (a second specialization of this chain cost about 90 s of compile)
+        row = np.int64(t)
+        for j in range(row, w, nt):
+            make_world_nb(src, g, k0 + j, params, work, row, seed, plan, scr)
             for i in range(n_act):
-                buf[i * w + j] = action_value_nb(np.int64(acts[i]), viewer, params, work, t, plan, scr)
+                buf[i * w + j] = action_value_nb(np.int64(acts[i]), viewer, params, work, row, plan, scr)
 
 
 @nb.njit(cache=True, nogil=True)  # nogil: as batch_search_nb
@@ -583,7 +588,7 @@ def search_one_par_nb(nt, src, g, params, work, seed, plan, scr):
         return np.int64(ids[0])
     if not plan.halving:
         n_det = max(1, plan.budget // nl)
-        rollouts_par_nb(nt, src, g, ids, nl, 0, n_det, params, work, seed, plan, scr)
+        rollouts_par_nb(nt, src, g, ids, nl, nl - nl, n_det, params, work, seed, plan, scr)  # see halving_one_nb
         best_a, best_v = np.int64(ids[0]), -1e30
         for i in range(nl):
             v = 0.0
@@ -593,7 +598,7 @@ def search_one_par_nb(nt, src, g, params, work, seed, plan, scr):
                 best_a, best_v = np.int64(ids[i]), v
         return best_a
     per_round = halving_start_nb(nl, plan.budget, vals)
-    alive, done = nl, 0
+    alive, done = nl, nl - nl  # an int64 zero, as in halving_one_nb
     while alive > 1:
         upto = done + max(1, per_round // alive)
         w = upto - done

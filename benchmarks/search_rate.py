@@ -135,14 +135,17 @@ def decision_rate(spec: str, ruleset: str, players: int, table: list, rounds: in
 # The split: the parts of a rollout, timed apart on the same worlds (the engine's own functions)
 # ----------------------------------------------------------------------------------------------------------------
 WORLD_SEED = np.uint64(12345)
+#: the work row of the split's kernels, an int64 for the engine's kernels they call: a literal 0 would compile a
+#: specialization of each (the rollout, the apply, the legal actions) for it, several minutes of compile in all
+ROW = np.int64(0)
 LOG_SIZE = 1 << 25  # the split's record of rollout decisions (int16, 64 MB)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def palace_world_nb(src, g, work, k, params, scr):
-    KS.copy_game_nb(src, g, work, 0)
+    KS.copy_game_nb(src, g, work, ROW)
     work.rng[0] = splitmix64_nb(WORLD_SEED + np.uint64(k) * np.uint64(7919))
-    KS.determinize_nb(work, 0, np.int64(src.actor[g]), params, scr.pool[0])
+    KS.determinize_nb(work, ROW, np.int64(src.actor[g]), params, scr.pool[0])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -150,13 +153,13 @@ def palace_leaf_nb(work, viewer, params, plan):
     if work.phase[0] == K.PH_OVER:
         return 0.0
     if plan.leaf == KS.LEAF_VALUE:
-        return KS.leaf_value_nb(work, 0, viewer, params, plan.leaf_w)
+        return KS.leaf_value_nb(work, ROW, viewer, params, plan.leaf_w)
     if plan.leaf == KS.LEAF_ORDER:
-        return KS.order_value_nb(work, 0, viewer, params, plan.leaf_w)
+        return KS.order_value_nb(work, ROW, viewer, params, plan.leaf_w)
     if plan.leaf == KS.LEAF_CARDS:
         for q in range(params[K.P_NPLAYERS]):
             work.rewards[0, q] = 0.0
-        place_by_cards_nb(work, 0, params)
+        place_by_cards_nb(work, ROW, params)
         return np.float64(work.rewards[0, viewer])
     return 0.0
 
@@ -172,27 +175,27 @@ def palace_record_nb(src, a0s, worlds, work, params, plan, scr, log, start, ends
         viewer = np.int64(src.actor[g])
         start[j] = at
         palace_world_nb(src, g, work, k, params, scr)
-        KS.apply_nb(work, 0, a0, params)
+        KS.apply_nb(work, ROW, a0, params)
         for _ in range(plan.max_plies):
             if work.phase[0] == K.PH_OVER:
                 break
-            nl = legal_mask_nb(work, 0, params, mask, ids)
+            nl = legal_mask_nb(work, ROW, params, mask, ids)
             pol = plan.policy if work.actor[0] == viewer else plan.others
-            if pol == KP.POLICY_RANDOM or (plan.eps_milli > 0 and rand_below_nb(work, 0, 1000) < plan.eps_milli):
-                a = np.int64(ids[rand_below_nb(work, 0, nl)])
+            if pol == KP.POLICY_RANDOM or (plan.eps_milli > 0 and rand_below_nb(work, ROW, 1000) < plan.eps_milli):
+                a = np.int64(ids[rand_below_nb(work, ROW, nl)])
             elif pol == KP.POLICY_EXPERT:
-                observe_nb(work, 0, np.int64(work.actor[0]), params, obs)
+                observe_nb(work, ROW, np.int64(work.actor[0]), params, obs)
                 a = KP.expert_choice_nb(obs, plan.off, mask, params)
             else:
                 a = KP.greedy_choice_nb(mask, params)
-            apply_nb(work, 0, a, params)
+            apply_nb(work, ROW, a, params)
             if at == log.shape[0]:
                 return False
             log[at] = a
             at += 1
         palace_world_nb(src, g, work, k, params, scr)
-        KS.apply_nb(work, 0, a0, params)
-        ends[j] = KS.rollout_nb(work, 0, viewer, params, plan, mask, ids, obs)
+        KS.apply_nb(work, ROW, a0, params)
+        ends[j] = KS.rollout_nb(work, ROW, viewer, params, plan, mask, ids, obs)
     start[a0s.shape[0] * worlds] = at
     return True
 
@@ -208,13 +211,13 @@ def palace_stage_nb(src, a0s, worlds, work, params, plan, scr, log, start, upto,
         palace_world_nb(src, g, work, k, params, scr)
         if upto == 0:
             continue
-        apply_nb(work, 0, a0, params)
+        apply_nb(work, ROW, a0, params)
         if upto == 3:
-            KS.rollout_nb(work, 0, viewer, params, plan, scr.mask2[0], scr.ids2[0], scr.obs[0])
+            KS.rollout_nb(work, ROW, viewer, params, plan, scr.mask2[0], scr.ids2[0], scr.obs[0])
             continue
         v = 0.0
         for i in range(start[j], start[j + 1]):
-            apply_nb(work, 0, log[i], params)
+            apply_nb(work, ROW, log[i], params)
             v += work.rewards[0, viewer]
         if upto == 2:
             v += palace_leaf_nb(work, viewer, params, plan)
@@ -258,9 +261,9 @@ def _split(table, worlds, rounds, record, stage, args) -> dict:
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def omg_world_nb(src, g, work, k, params, scr):
-    OS.copy_game_nb(src, g, work, 0)
+    OS.copy_game_nb(src, g, work, ROW)
     work.rng[0] = splitmix64_nb(WORLD_SEED + np.uint64(k) * np.uint64(7919))
-    OS.determinize_nb(work, 0, np.int64(src.turn[g]), params, scr.cnt[0])
+    OS.determinize_nb(work, ROW, np.int64(src.turn[g]), params, scr.cnt[0])
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -268,8 +271,8 @@ def omg_leaf_nb(work, viewer, params, tables, plan, f):
     if work.phase[0] == O.PH_OVER:
         return np.float64(work.rewards[0, viewer]) if work.terminated[0] else 0.0
     if plan.leaf == OS.LEAF_FITTED:
-        return OS.fitted_value_nb(work, 0, viewer, params, tables.cards, plan.leaf_w, f)
-    return OS.leaf_value_nb(work, 0, viewer, params)
+        return OS.fitted_value_nb(work, ROW, viewer, params, tables.cards, plan.leaf_w, f)
+    return OS.leaf_value_nb(work, ROW, viewer, params)
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -284,25 +287,25 @@ def omg_record_nb(src, a0s, worlds, work, params, tables, plan, scr, log, start,
         start[j] = at
         omg_world_nb(src, g, work, k, params, scr)
         work.rewards[0] = 0.0
-        omg_apply_nb(work, 0, a0, params, cards, lay)
+        omg_apply_nb(work, ROW, a0, params, cards, lay)
         for _ in range(plan.max_plies):
             if work.phase[0] == O.PH_OVER:
                 break
-            nl = omg_legal_mask_nb(work, 0, params, cards, lay, mask, ids)
-            if plan.eps_milli > 0 and rand_below_nb(work, 0, 1000) < plan.eps_milli:
-                a = np.int64(ids[rand_below_nb(work, 0, nl)])
+            nl = omg_legal_mask_nb(work, ROW, params, cards, lay, mask, ids)
+            if plan.eps_milli > 0 and rand_below_nb(work, ROW, 1000) < plan.eps_milli:
+                a = np.int64(ids[rand_below_nb(work, ROW, nl)])
             else:
-                a = choice_from_state_nb(True, work, 0, mask, ids, nl, params, cards, lay)
+                a = choice_from_state_nb(True, work, ROW, mask, ids, nl, params, cards, lay)
             work.rewards[0] = 0.0
-            omg_apply_nb(work, 0, a, params, cards, lay)
+            omg_apply_nb(work, ROW, a, params, cards, lay)
             if at == log.shape[0]:
                 return False
             log[at] = a
             at += 1
         omg_world_nb(src, g, work, k, params, scr)
         work.rewards[0] = 0.0
-        omg_apply_nb(work, 0, a0, params, cards, lay)
-        ends[j] = OS.rollout_nb(work, 0, viewer, params, tables, plan, mask, ids, scr.feat[0])
+        omg_apply_nb(work, ROW, a0, params, cards, lay)
+        ends[j] = OS.rollout_nb(work, ROW, viewer, params, tables, plan, mask, ids, scr.feat[0])
     start[a0s.shape[0] * worlds] = at
     return True
 
@@ -319,13 +322,13 @@ def omg_stage_nb(src, a0s, worlds, work, params, tables, plan, scr, log, start, 
         if upto == 0:
             continue
         work.rewards[0] = 0.0
-        omg_apply_nb(work, 0, a0, params, cards, lay)
+        omg_apply_nb(work, ROW, a0, params, cards, lay)
         if upto == 3:
-            OS.rollout_nb(work, 0, viewer, params, tables, plan, scr.mask2[0], scr.ids2[0], scr.feat[0])
+            OS.rollout_nb(work, ROW, viewer, params, tables, plan, scr.mask2[0], scr.ids2[0], scr.feat[0])
             continue
         for i in range(start[j], start[j + 1]):
             work.rewards[0] = 0.0
-            omg_apply_nb(work, 0, log[i], params, cards, lay)
+            omg_apply_nb(work, ROW, log[i], params, cards, lay)
         if upto == 2:
             bad += abs(omg_leaf_nb(work, viewer, params, tables, plan, scr.feat[0]) - ends[j]) > 1e-9
     return bad

@@ -78,27 +78,45 @@ def conserved(env) -> bool:
     return bool((tot == env.rules.deck_counts()).all())
 
 
+#: beside the engine's cached kernels: the hash of the engine sources that ``agents.precompile`` last compiled
+PRECOMPILED = "shedders-precompiled.sha256"
+
+
 def pytest_configure(config):
-    """With no kernel cached yet, compile them first, in parallel processes (``agents.precompile``), before the
-    workers start: otherwise each worker compiles the kernels its first tests call, the two workers of ``-n 2``
-    often the same ones at the same time. Runs in the controller (or the lone process) only."""
+    """Unless the current engine sources were precompiled here, compile the kernels first, in parallel processes
+    (``agents.precompile``), before the workers start: otherwise each worker compiles the kernels its first tests
+    call, the two workers of ``-n 2`` often the same ones at the same time. Runs in the controller (or the lone
+    process) only; where everything is cached it only loads (a few seconds), and it is skipped once marked."""
     if hasattr(config, "workerinput"):
         return
     import os
     import sys
 
-    from shedders.engine.cache import cached_kernels
+    from shedders.engine.cache import ENGINE_DIR, cache_dir, source_hash
 
-    if cached_kernels():
+    where = cache_dir(ENGINE_DIR)
+    if where is None:
         return
+    mark, digest = where / PRECOMPILED, source_hash()
+    try:
+        if mark.read_text() == digest:
+            return
+    except OSError:
+        pass
     from agents import precompile
 
     jobs = getattr(config.option, "numprocesses", None)  # xdist's -n: a count, or "auto" before it resolves
     jobs = jobs if isinstance(jobs, int) and jobs > 0 else os.cpu_count() or 1
-    print(f"shedders: no numba kernel is cached; compiling them first over {jobs} processes "
-          "(python -m agents.precompile)", file=sys.__stderr__, flush=True)
-    done = precompile.run_groups(list(precompile.groups()), jobs, stream=sys.__stderr__)
+    names = list(precompile.groups())
+    print(f"shedders: compiling the kernels first over {jobs} processes (python -m agents.precompile)",
+          file=sys.__stderr__, flush=True)
+    done = precompile.run_groups(names, jobs, stream=sys.__stderr__)
     print("shedders: " + ", ".join(f"{k} {v:.0f} s" for k, v in done.items()), file=sys.__stderr__, flush=True)
+    if len(done) == len(names):
+        try:
+            mark.write_text(digest)
+        except OSError:
+            pass
 
 
 def pytest_report_header(config):

@@ -85,9 +85,11 @@ PRECOMPILED = "shedders-precompiled.sha256"
 def pytest_configure(config):
     """Unless the current engine sources were precompiled here, compile the kernels first, in parallel processes
     (``agents.precompile``), before the workers start: otherwise each worker compiles the kernels its first tests
-    call, the two workers of ``-n 2`` often the same ones at the same time. Runs in the controller (or the lone
-    process) only; where everything is cached it only loads (a few seconds), and it is skipped once marked."""
-    if hasattr(config, "workerinput"):
+    call, the two workers of ``-n 2`` often the same ones at the same time. Runs in xdist's controller only (a run
+    in one process compiles what its tests call, as they call it); where everything is cached it only loads (a few
+    seconds), and it is skipped once marked."""
+    jobs = getattr(config.option, "numprocesses", None)  # xdist's -n: a count, or "auto" before it resolves
+    if hasattr(config, "workerinput") or not jobs:
         return
     import os
     import sys
@@ -105,8 +107,7 @@ def pytest_configure(config):
         pass
     from agents import precompile
 
-    jobs = getattr(config.option, "numprocesses", None)  # xdist's -n: a count, or "auto" before it resolves
-    jobs = jobs if isinstance(jobs, int) and jobs > 0 else os.cpu_count() or 1
+    jobs = jobs if isinstance(jobs, int) else os.cpu_count() or 1
     names = list(precompile.groups())
     print(f"shedders: compiling the kernels first over {jobs} processes (python -m agents.precompile)",
           file=sys.__stderr__, flush=True)

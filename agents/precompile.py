@@ -6,8 +6,9 @@
 Numba compiles a kernel on its first call and caches it on disk (``cache=True``). Two processes that first call
 the same kernel at the same time both compile it: the pytest workers of ``pytest -n 2`` did, each compiling the
 palace search (about 2.5 minutes of one core) for itself. Here each group of kernels compiles once, in its own
-process, the groups side by side; a kernel already cached only loads. The test suite's controller runs this when
-no kernel is cached yet (``tests/conftest.py``), before its workers start.
+process, the groups side by side; a kernel already cached only loads. A test run over xdist workers runs this in
+its controller, before the workers start, unless the current engine sources were precompiled already
+(``tests/conftest.py``).
 
 Each group plays a few decisions of its agents in a small ``VectorGame``, which compiles exactly the
 specializations play uses (the kernels take the engine's state records, whose types are spelled out nowhere
@@ -44,11 +45,12 @@ def play(ruleset: str, specs: list[str], games: int, decisions: int = 12, player
             env.step(env.unwrapped.sample_legal())
         return
     vg = shedders.VectorGame(ruleset, games, players, autoreset=True)
-    vg.reset(seeds=np.arange(games))
-    for _ in range(players):  # past the setup, where some agents (guided) play their policy and search nothing
-        vg.step(act_in(make_spec("greedy", ruleset, players), vg, np.arange(games)))
-    built = [make_spec(s, ruleset, players, seed=0) for s in specs]
     rows = np.arange(games)
+    vg.reset(seeds=rows)
+    greedy = make_spec("greedy", ruleset, players)
+    for _ in range(players):  # past the setup, where some agents (guided) play their policy and search nothing
+        vg.step(act_in(greedy, vg, rows))
+    built = [make_spec(s, ruleset, players, seed=0) for s in specs]
     for k in range(decisions):
         vg.step(act_in(built[k % len(built)], vg, rows))
     vg.sample_legal()
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     done = run_groups(list(groups()), args.jobs)
     for name, sec in done.items():
         print(f"{name}: {sec:.1f} s")
-    print(f"all: {time.perf_counter() - t:.1f} s over {min(args.jobs, len(done))} processes")
+    print(f"all: {time.perf_counter() - t:.1f} s over {min(args.jobs, len(GROUPS))} processes")
     return done
 
 

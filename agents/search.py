@@ -248,6 +248,33 @@ class SearchAgent(Agent):
             out[late] = self.fallback.act(obs[late], mask[late])
         return out
 
+    def evaluate(self, state, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the search makes of each legal action of the games ``games`` (rows of ``state``; default all):
+        ``(actions, ids, values)``. ``actions`` are the search's choices. ``ids[j, :n]`` are game j's ``n`` legal
+        action ids (-1 after them). ``values[j, :n]`` are their mean rollout rewards for the player to act, over
+        the ``max(1, budget // n)`` worlds each was tried in (nan after them, and in a game with one legal action,
+        which is not searched). It is the batched kernel of ``act``, with the same draws from the agent's seed,
+        so ``actions`` are ``act``'s (``patience`` aside: every game is searched). For distilling the search
+        into a network (``experiments.train_distill``). The uniform selection only: sequential halving values
+        its actions over different worlds."""
+        if self.select != "uniform":
+            raise ValueError(f"evaluate needs select=uniform (every action in the same worlds), not "
+                             f"{self.select!r}")
+        games = self.checked_games(state, games, state.phase.shape[0] if games is None else len(games))
+        b = len(games)
+        self._scratch(max(b, numba.get_num_threads()))
+        seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
+        out = self._out[:b]
+        self._search(state, games, seeds, out)
+        counts = self._mask[:b].sum(axis=1, dtype=np.int64)
+        width = max(int(counts.max()), 1) if b else 1
+        cols = np.arange(width)
+        legal = cols < counts[:, None]
+        ids = np.where(legal, self._ids[:b, :width], -1).astype(np.int64)
+        n_det = np.maximum(1, self.budget // np.maximum(counts, 1))
+        values = np.where(legal & (counts[:, None] > 1), self._vals[:b, :width] / n_det[:, None], np.nan)
+        return out.copy(), ids, values
+
     def _searched(self, state, games) -> np.ndarray:
         """The search's actions for the checked rows ``games``."""
         b = len(games)

@@ -195,16 +195,25 @@ class Players:
         if self.executor is not None:
             self.executor.shutdown(cancel_futures=True)
 
+    def run(self, fn, payload: dict, todo: list, on_result) -> None:
+        """``fn(payload, *args)`` for every ``args`` in ``todo``, here or on the workers; ``on_result`` gets each
+        result here as it arrives (in ``todo``'s order, except on Ray: as they finish). ``fn`` must be a
+        module-level function, for the workers to import it."""
+        if self.pool is not None:
+            self.pool.run(fn, payload, todo, on_result)
+        elif self.executor is not None:
+            for r in self.executor.map(fn, [payload] * len(todo), *zip(*todo)):
+                on_result(r)
+        else:
+            for args in todo:
+                on_result(fn(payload, *args))
+
     def play(self, cfg: Config, policy, critic, todo: list) -> dict[int, dict]:
         if self.pool is None and self.executor is None:
             return {args[1]: play_chunk_with(cfg, policy, critic, *args) for args in todo}
         payload = {"config": asdict(cfg), "networks": networks_state(policy, critic)}
         parts: dict[int, dict] = {}
-        if self.pool is not None:
-            self.pool.run(play_chunk, payload, todo, lambda r: parts.__setitem__(r["chunk"], r))
-        else:
-            for r in self.executor.map(play_chunk, [payload] * len(todo), *zip(*todo)):
-                parts[r["chunk"]] = r
+        self.run(play_chunk, payload, todo, lambda r: parts.__setitem__(r["chunk"], r))
         return parts
 
 

@@ -1,0 +1,154 @@
+"""``experiments.train_distill`` (DAgger of the search into a network) and ``SearchAgent.evaluate``, the values it
+learns from: tiny configs only."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+import shedders
+from agents.ppo import load_file
+from experiments import train_distill as D
+
+TEACHER = "search:budget=24+max_plies=12"
+
+
+def distill_args(tmp_path, name: str, rounds: int, *extra: str) -> list[str]:
+    return ["--ruleset", "core", "--rounds", str(rounds), "--games", "6", "--chunk", "2", "--teacher", TEACHER,
+            "--hidden", "32", "--batch", "256", "--ply-cap", "300", "--out", str(tmp_path), "--name", name,
+            "--quiet", "--seed", "5", *extra]
+
+
+@pytest.mark.parametrize("ruleset", ["core", "omg"])
+def test_search_evaluate_gives_acts_choices_and_a_value_for_every_legal_action(ruleset):
+    """``evaluate`` is ``act``'s batched search (the same choices from the same seed), and it says what each legal
+    action was worth: one value per legal id, within the rewards' range, the chosen action's the highest; a game
+    with a single legal action is not searched (nan)."""
+    n = 4
+    vg = shedders.VectorGame(ruleset, 8, n, seed=11)
+    vg.reset()
+    for _ in range(12):  # past the setup, into play
+        vg.step(vg.sample_legal())
+    a = agents.make("search", ruleset, n, seed=3, budget=40)
+    b = agents.make("search", ruleset, n, seed=3, budget=40)
+    rows = np.flatnonzero(vg.current_player >= 0)
+    acted = a.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
+    chosen, ids, values = b.evaluate(vg.state, rows)
+    assert np.array_equal(acted, chosen)
+    for j, g in enumerate(rows):
+        legal = np.flatnonzero(vg.action_mask[g])
+        k = len(legal)
+        assert sorted(ids[j, :k]) == list(legal) and np.all(ids[j, k:] == -1)
+        assert np.all(np.isnan(values[j, k:]))
+        if k == 1:
+            assert np.isnan(values[j, 0])
+            continue
+        v = values[j, :k]
+        assert np.all(np.isfinite(v)) and np.all((v >= -1 - 1e-9) & (v <= 1 + 1e-9))
+        assert v[list(ids[j, :k]).index(chosen[j])] == v.max()
+    with pytest.raises(ValueError, match="uniform"):
+        agents.make("search", "core", 4, select="halving").evaluate(vg.state, rows)
+
+
+def test_train_distill_learns_round_trips_and_resumes_from_the_same_counters(tmp_path):
+    torch.set_num_threads(1)
+    out = D.main(distill_args(tmp_path, "straight", 2))
+    last = out["last"]
+    for key in ("policy_loss", "value_loss", "agree_before", "regret_before", "ce_before"):
+        assert math.isfinite(last[key]), key
+    assert out["counters"]["round"] == 2 and out["counters"]["games"] == 12 and out["counters"]["labels"] > 100
+    ck_path = tmp_path / "straight" / "checkpoint.pt"
+    ck = load_file(ck_path)
+    assert ck["counters"] == out["counters"]
+    # the checkpoint is a ppo agent: it plays legal actions only, the same for a seed
+    vg = shedders.VectorGame("core", 4, 4, seed=2)
+    vg.reset()
+    for _ in range(40):
+        p, q = (agents.make("ppo", "core", 4, seed=9, checkpoint=str(ck_path)) for _ in range(2))
+        a = p.act(vg.observation, vg.action_mask)
+        assert np.array_equal(a, q.act(vg.observation, vg.action_mask))
+        assert np.all(vg.action_mask[np.arange(4), a] == 1)
+        vg.step(a)
+    # every label: a real choice, legal ids increasing, the teacher's choice among them and valued highest
+    data = D.load_labels(tmp_path / "straight", held_out=None)
+    ids, values, choice = data["ids"].astype(np.int64), data["values"], data["choice"].astype(np.int64)
+    k = (ids >= 0).sum(1)
+    assert np.all(k > 1) and len(choice) == out["counters"]["labels"]
+    for j in range(len(choice)):
+        assert np.all(np.diff(ids[j, :k[j]]) > 0) and choice[j] < k[j]
+        assert values[j, choice[j]] == np.nanmax(values[j])
+    # a run stopped after one round and resumed ends where the straight run ended, with the same network
+    D.main(distill_args(tmp_path, "resumed", 1))
+    with pytest.raises(SystemExit):  # a second start without --resume would overwrite the run: refused
+        D.main(distill_args(tmp_path, "resumed", 2))
+    again = D.main(distill_args(tmp_path, "resumed", 2, "--resume"))
+    assert {k: v for k, v in again["counters"].items() if k != "seconds"} == {
+        k: v for k, v in out["counters"].items() if k != "seconds"}
+    resumed = load_file(tmp_path / "resumed" / "checkpoint.pt")
+    for name in ck["model"]:
+        assert torch.equal(resumed["model"][name], ck["model"][name])
+    with open(tmp_path / "resumed" / "progress.csv") as f:
+        assert [r["round"] for r in csv.DictReader(f)] == ["1", "2"]
+
+
+def test_train_distill_keeps_finished_chunks_and_replays_a_lost_one_to_the_same_labels(tmp_path):
+    """A run killed inside a round keeps the chunks it saved; the resumed run plays only the missing ones, from the
+    same seeds with the same network, to the very same labels, and ends with the straight run's network."""
+    from agents.ppo import policy_from
+
+    torch.set_num_threads(1)
+    straight = D.main(distill_args(tmp_path, "straight", 2))
+    D.main(distill_args(tmp_path, "kill", 1))
+    run = tmp_path / "kill"
+    cfg = D.Config(**{**load_file(run / "checkpoint.pt")["config"], "rounds": 2})
+    with D.Players(cfg) as players:  # round 2's play, as the run would have played it...
+        D.play_round(cfg, run, policy_from(load_file(run / "checkpoint.pt")), 1, players)
+    lost, kept = D.shard_path(run, 1, 1), D.shard_path(run, 1, 0)
+    labels = D.load_shard(lost)
+    lost.unlink()  # ...killed before one chunk was saved
+    stamp = kept.stat().st_mtime_ns
+    again = D.main(distill_args(tmp_path, "kill", 2, "--resume"))
+    assert kept.stat().st_mtime_ns == stamp  # a finished chunk is not played again
+    replayed = D.load_shard(lost)
+    assert labels.keys() == replayed.keys()
+    for key in labels:
+        assert np.array_equal(labels[key], replayed[key], equal_nan=True), key
+    assert again["counters"]["labels"] == straight["counters"]["labels"]
+    mine, theirs = load_file(run / "checkpoint.pt"), load_file(tmp_path / "straight" / "checkpoint.pt")
+    for name in theirs["model"]:
+        assert torch.equal(mine["model"][name], theirs["model"][name])
+
+
+def test_train_distill_refuses_bad_configs(tmp_path):
+    for args in (["--rounds", "0"], ["--self-play", "2"], ["--pool", "nobody"], ["--temperature", "-1"],
+                 ["--teacher", "expert"], ["--teacher", "nobody"], ["--backend", "mpi"],
+                 ["--pool-label-share", "1.5"]):
+        with pytest.raises(SystemExit):
+            D.main(args + ["--out", str(tmp_path), "--quiet"])
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.slow  # spawns two processes and starts Ray
+def test_train_distill_labels_the_same_round_on_any_backend(tmp_path):
+    """A round's chunks are seeded by their index: one process, two spawned processes and two Ray actors save
+    the same labels, decision for decision."""
+    torch.set_num_threads(1)
+    base = {"games": 6, "chunk": 2, "teacher": TEACHER, "hidden": 32, "ply_cap": 200, "seed": 4}
+    policy = D.fresh_policy(D.Config(**base))
+    runs = {}
+    for backend, workers in (("local", 1), ("local", 2), ("ray", 2)):
+        cfg = D.Config(workers=workers, backend=backend, **base)
+        run = tmp_path / f"{backend}{workers}"
+        with D.Players(cfg) as players:
+            D.play_round(cfg, run, policy, 1, players)
+        runs[backend, workers] = D.load_labels(run, held_out=None)
+    one = runs["local", 1]
+    assert len(one["choice"]) > 50
+    for key, other in runs.items():
+        for field in ("obs", "ids", "values", "choice", "returns"):
+            assert np.array_equal(one[field], other[field], equal_nan=True), (key, field)

@@ -13,8 +13,9 @@ Each round:
    they are played by the current network, sampled from its policy at ``--play-temperature``. The teacher labels
    every decision of the learner's seats with a real choice (more than one legal action), and a share
    ``--pool-label-share`` of the pool seats' (states the learner meets against that field): its choice and the
-   mean rollout value of each legal action (``SearchAgent.evaluate``). This is DAgger (Ross, Gordon and Bagnell, AISTATS 2011): the network learns
-   the teacher's decisions in the states its own play reaches, not only in the teacher's.
+   mean rollout value of each legal action (``SearchAgent.evaluate``). This is DAgger (Ross, Gordon and Bagnell,
+   AISTATS 2011): the network learns the teacher's decisions in the states its own play reaches, not only in the
+   teacher's.
 2. **Learn.** ``--epochs`` passes over every labelled decision so far (DAgger's aggregate), the network carried
    over from the round before (round 0: a fresh one, ``--hidden`` wide, or ``--init``'s): cross-entropy to the
    teacher's values made a policy, ``softmax(value / --temperature)`` over the legal actions (``--temperature 0``:

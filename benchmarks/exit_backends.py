@@ -1,7 +1,11 @@
-"""Where train_exit's play runs: one round of DAgger play (a fixed searching expert labels the learner's
-decisions) here, on spawned processes and on Ray actors, side by side.
+"""Where train_exit's and train_distill's play runs: one round of DAgger play (a fixed searching expert labels the
+learner's decisions) here, on spawned processes and on Ray actors, side by side.
 
     python -m benchmarks.exit_backends --games 64 --expert search:budget=256 --repeats 2
+    python -m benchmarks.exit_backends --script distill --games 32 --expert champion:time_budget=0.005
+
+``--script distill`` plays ``experiments.train_distill``'s round instead (the learner a fresh network, every
+learner decision labelled by the expert's values, the labels saved per chunk to a scratch folder).
 
 Each backend's workers start once, as a training run starts them (``train_exit.Players``), and play one round
 untimed (the workers load the kernels); then each repeat times the same round on every backend in turn (the
@@ -16,6 +20,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -38,44 +43,42 @@ class Config:
     """the fixed expert whose searches label the decisions"""
     repeats: int = 2
     """rounds timed on each backend"""
+    script: str = "exit"
+    """whose round: exit (train_exit's) or distill (train_distill's)"""
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = build_parser(Config, description=__doc__)
     cfg = config_from(Config, ap.parse_args(argv))
+    if cfg.script not in ("exit", "distill"):
+        raise SystemExit(f"error: --script must be exit or distill, got {cfg.script!r}")
     import torch
 
-    from agents.guided import Critic
-    from agents.ppo import default_checkpoint, load_file, policy_from
-    from experiments import train_exit as X
-
     torch.set_num_threads(1)
-    ck = load_file(default_checkpoint(cfg.ruleset, 4))
-    policy, critic = policy_from(ck).eval(), Critic(ck["obs_size"], 4).eval()
-    base = {"ruleset": cfg.ruleset, "games": cfg.games, "chunk": cfg.chunk, "expert": cfg.expert,
-            "search_share": 1.0, "self_play": 1.0}
+    play, labels = (exit_round if cfg.script == "exit" else distill_round)(cfg)
     backends = {"one process": {"workers": 1, "backend": "local"},
                 f"local x{cfg.workers}": {"workers": cfg.workers, "backend": "local"},
                 f"ray x{cfg.workers}": {"workers": cfg.workers, "backend": "ray"}}
     times: dict[str, list[float]] = {k: [] for k in backends}
     reference, searched = None, 0
     players = {}
+    from experiments.train_exit import Players
+
     for name, how in backends.items():
         t = time.perf_counter()
-        players[name] = X.Players(X.Config(**base, **how))
-        X.play_round(X.Config(**base, **how), policy, critic, 99, players[name])  # the workers warm up
+        players[name] = Players(SimpleNamespace(**how))
+        play(how, 99, players[name])  # the workers warm up
         print(f"{name}: started and warmed in {time.perf_counter() - t:.1f} s", flush=True)
     for r in range(cfg.repeats):
         for name, how in backends.items():
             t = time.perf_counter()
-            data = X.play_round(X.Config(**base, **how), policy, critic, r, players[name])
+            data = play(how, r, players[name])
             times[name].append(time.perf_counter() - t)
             if name == "one process":
-                reference, searched = data, data["searched"]
+                reference, searched = data, labels(data)
             else:
-                assert all(np.array_equal(reference[k], data[k]) for k in ("obs", "target", "soft")), name
-            print(f"repeat {r}: {name}: {times[name][-1]:.1f} s, {data['searched']} searched decisions",
-                  flush=True)
+                assert all(np.array_equal(reference[k], data[k], equal_nan=k == "values") for k in reference), name
+            print(f"repeat {r}: {name}: {times[name][-1]:.1f} s, {labels(data)} searched decisions", flush=True)
     for p in players.values():
         p.close()
     med = {k: statistics.median(v) for k, v in times.items()}
@@ -85,6 +88,43 @@ def main(argv: list[str] | None = None) -> dict:
     ratio = per_worker[f"ray x{cfg.workers}"] / per_worker[f"local x{cfg.workers}"]
     print(f"ray per worker / local per worker: {ratio:.2f} (target >= 0.8); every backend gave the same data")
     return {"median_s": med, "per_worker": per_worker, "ratio": ratio}
+
+
+def exit_round(cfg: Config):
+    """train_exit's round on a backend (``play(how, round, players)``) and its count of searched decisions."""
+    from agents.guided import Critic
+    from agents.ppo import default_checkpoint, load_file, policy_from
+    from experiments import train_exit as X
+
+    ck = load_file(default_checkpoint(cfg.ruleset, 4))
+    policy, critic = policy_from(ck).eval(), Critic(ck["obs_size"], 4).eval()
+    base = {"ruleset": cfg.ruleset, "games": cfg.games, "chunk": cfg.chunk, "expert": cfg.expert,
+            "search_share": 1.0, "self_play": 1.0}
+
+    def play(how: dict, round_no: int, players) -> dict:
+        data = X.play_round(X.Config(**base, **how), policy, critic, round_no, players)
+        return {"obs": data["obs"], "target": data["target"], "soft": data["soft"], "searched": data["searched"]}
+
+    return play, lambda data: int(data["searched"])
+
+
+def distill_round(cfg: Config):
+    """train_distill's round (a fresh learner, labels saved to a scratch folder and read back) on a backend."""
+    import tempfile
+    from pathlib import Path
+
+    from experiments import train_distill as D
+
+    base = {"ruleset": cfg.ruleset, "games": cfg.games, "chunk": cfg.chunk, "teacher": cfg.expert,
+            "self_play": 1.0}
+    policy = D.fresh_policy(D.Config(**base)).eval()
+
+    def play(how: dict, round_no: int, players) -> dict:
+        with tempfile.TemporaryDirectory() as tmp:
+            D.play_round(D.Config(**base, **how), Path(tmp), policy, round_no, players)
+            return D.load_labels(Path(tmp), held_out=None)
+
+    return play, lambda data: len(data["choice"])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ to ``expert``, the strongest heuristic that also decides from the observation al
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
 from agents.base import Agent
@@ -26,19 +29,54 @@ from shedders.rules import lookup
 EXPERTS = {"palace": ExpertAgent, "omg": OmgExpertAgent}
 
 
+@dataclass(frozen=True)
+class Network:
+    """A committed network that ``learned`` plays ahead of the table's ``ppo``."""
+
+    file: str  # in agents/checkpoints
+    temperature: float  # the policy's temperature it plays at unless told otherwise
+    why: str  # what it was measured against, on which deals
+
+
+#: the networks ``learned`` plays ahead of the table's ``ppo`` checkpoint, by (ruleset, players): each one beat
+#: that ``ppo`` on fresh duplicate deals (``experiments/RESULTS.md``, "Learned agents (issue 44)")
+NETWORKS: dict[tuple[str, int], Network] = {}
+
+
+def network_for(ruleset: str, num_players: int, **options) -> tuple[Path, Network] | None:
+    """The committed network of ``NETWORKS`` that plays the table (a ruleset on bases plays its base's where it
+    plays the base's game), or None."""
+    from agents.ppo import CHECKPOINTS, same_game
+
+    for name in (ruleset, *lookup(ruleset).bases):
+        net = NETWORKS.get((name, num_players))
+        if net is not None and (name == ruleset or same_game(name, ruleset, num_players, **options)):
+            return CHECKPOINTS / net.file, net
+    return None
+
+
 class LearnedAgent(Agent):
-    """The table's committed network, or ``expert`` where it has none."""
+    """The table's strongest committed network, or ``expert`` where it has none."""
 
     name = "learned"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, sample: bool = True,
-                 temperature: float = 1.0, device: str = "cpu", **options):
+                 temperature: float | None = None, device: str = "cpu", **options):
         super().__init__(ruleset, num_players, seed, **options)
         from agents.ppo import PPOAgent, default_checkpoint  # torch, imported on first use
 
-        if default_checkpoint(ruleset, num_players, **options).exists():
-            self.inner = PPOAgent(ruleset, num_players, seed=seed, sample=sample, temperature=temperature,
+        found = network_for(ruleset, num_players, **options)
+        if found is not None:
+            path, net = found
+            self.inner = PPOAgent(ruleset, num_players, seed=seed, checkpoint=str(path), sample=sample,
+                                  temperature=net.temperature if temperature is None else temperature,
                                   device=device, **options)
+            labels = self.inner.counters.get("labels")
+            self.chosen = f"distilled ({path}" + (f", {labels:,} searched labels)" if labels else ")")
+        elif default_checkpoint(ruleset, num_players, **options).exists():
+            self.inner = PPOAgent(ruleset, num_players, seed=seed, sample=sample,
+                                  temperature=1.0 if temperature is None else temperature, device=device,
+                                  **options)
             steps = self.inner.counters.get("global_step")
             self.chosen = f"ppo ({self.inner.path}" + (f", {steps:,} engine steps)" if steps else ")")
         else:

@@ -103,6 +103,9 @@ class Config:
     backend: str = "local"  # local (here, or --workers spawned processes) or ray
     out: str = "runs"  # the folder that holds the run directory
     name: str | None = None  # the run directory's name (none: distill-<ruleset>-<players>p-seed<seed>)
+    # refit: learn from the labels another run saved (its run directory) instead of playing; --rounds counts
+    # passes of --epochs each over all of them, the step size falling as a cosine to zero over the whole fit
+    labels_from: str = ""
 
     def run_name(self) -> str:
         return self.name or f"distill-{self.ruleset}-{self.players}p-seed{self.seed}"
@@ -136,6 +139,9 @@ def check(cfg: Config) -> None:
     for spec in cfg.pool:
         if agents_pkg.parse_agent(spec)[0] not in agents_pkg.offered_agents(cfg.ruleset):
             raise ValueError(f"unknown pool agent {spec!r} for {cfg.ruleset}")
+    if cfg.labels_from and not load_labels(Path(cfg.labels_from), rounds=range(1), held_out=None, count=True):
+        raise ValueError(f"--labels-from {cfg.labels_from}: no labels there (a train_distill run directory holds "
+                         f"them in data/)")
     if cfg.self_play < 1.0 and not cfg.pool:
         raise ValueError("--pool is empty, so every game must be self-play (--self-play 1)")
     teacher_search(agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=0))
@@ -288,9 +294,10 @@ def load_shard(path: Path) -> dict:
         return {k: z[k] for k in z.files}
 
 
-def load_labels(run_dir: Path, rounds: range | None = None, held_out: bool | None = False) -> dict:
+def load_labels(run_dir: Path, rounds: range | None = None, held_out: bool | None = False, count: bool = False):
     """Every saved label of the rounds ``rounds`` (default all), in (round, chunk) order: the held-out chunks
-    only (``held_out=True``), the others only (``False``) or all (``None``)."""
+    only (``held_out=True``), the others only (``False``) or all (``None``). ``count``: only how many chunk files
+    there are."""
     paths = sorted((run_dir / "data").glob("r*-c*.npz"))
     keep = []
     for p in paths:
@@ -299,6 +306,8 @@ def load_labels(run_dir: Path, rounds: range | None = None, held_out: bool | Non
         r, c = int(p.stem[1:4]), int(p.stem[6:])
         if (rounds is None or r in rounds) and (held_out is None or is_held_out(c) == held_out):
             keep.append(p)
+    if count:
+        return len(keep)
     parts = [load_shard(p) for p in keep]
     if not parts:
         return {}
@@ -358,15 +367,21 @@ def measure(policy, data: dict, temperature: float, batch: int = 8192) -> dict:
             "ce": float(torch.cat(ce).mean())}
 
 
-def learn(cfg: Config, policy, optimizer, data: dict, rng: np.random.Generator) -> dict:
-    """``cfg.epochs`` passes over ``data``: the policy towards the targets, the value head towards the returns."""
+def learn(cfg: Config, policy, optimizer, data: dict, rng: np.random.Generator, schedule=None) -> dict:
+    """``cfg.epochs`` passes over ``data``: the policy towards the targets, the value head towards the returns.
+    ``schedule(fraction)``, if given, sets the step size at each minibatch from the fraction of the passes done."""
     t = tensors(data)
     n = len(t["choice"])
     losses = {"policy_loss": [], "value_loss": []}
     policy.train()
+    steps, step = cfg.epochs * -(-n // cfg.batch), 0
     for _ in range(cfg.epochs):
         order = torch.from_numpy(rng.permutation(n))
         for s in range(0, n, cfg.batch):
+            if schedule is not None:
+                for group in optimizer.param_groups:
+                    group["lr"] = float(schedule(step / steps))
+            step += 1
             mb = order[s:s + cfg.batch]
             valid = t["valid"][mb]
             logp, value = policy.legal(t["obs"][mb].float(), t["idx"][mb], valid)
@@ -462,6 +477,10 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     (run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1))
     bar = tqdm(total=cfg.games, desc=f"distill {cfg.ruleset}", unit="game", disable=not progress)
     last: dict = {}
+    if cfg.labels_from:
+        last = refit(cfg, run_dir, ckpt_path, policy, optimizer, counters, rng, bar)
+        bar.close()
+        return {"run_dir": str(run_dir), "counters": counters, "last": last}
     with Players(cfg) as players:
         while counters["round"] < cfg.rounds:
             r = counters["round"]
@@ -495,6 +514,36 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                       f"(regret {after['regret']:.4f}), {elapsed:.0f} s")
     bar.close()
     return {"run_dir": str(run_dir), "counters": counters, "last": last}
+
+
+def refit(cfg: Config, run_dir: Path, ckpt_path: Path, policy, optimizer, counters: dict, rng, bar) -> dict:
+    """``--labels-from``: ``cfg.rounds`` passes of ``cfg.epochs`` over another run's labels (its held-out chunks
+    held out here too), the step size a cosine from ``cfg.lr`` to 0 over all of them; a checkpoint and a progress
+    row after each."""
+    source = Path(cfg.labels_from)
+    data, held = load_labels(source, held_out=False), load_labels(source, held_out=True)
+    total = cfg.rounds
+
+    last: dict = {}
+    bar.reset(total=total)
+    bar.update(counters["round"])
+    while counters["round"] < total:
+        t0 = time.perf_counter()
+        done = counters["round"]
+        losses = learn(cfg, policy, optimizer, data, rng,
+                       schedule=lambda f, done=done: 0.5 * cfg.lr * (1 + np.cos(np.pi * (done + f) / total)))
+        after = measure(policy, held, cfg.temperature)
+        counters["round"] += 1
+        counters["labels"] = len(data["choice"])
+        counters["seconds"] += time.perf_counter() - t0
+        save_checkpoint(ckpt_path, cfg, policy, optimizer, counters, rng)
+        last = {"round": counters["round"], "update": counters["round"], "trained_on": len(data["choice"]),
+                **losses, **{f"{k}_held_out": v for k, v in after.items()},
+                "seconds": time.perf_counter() - t0}
+        log_row(run_dir / "progress.csv", last, None)
+        bar.update(1)
+        bar.write(f"pass {counters['round']}: held out agree {after['agree']:.3f}, regret {after['regret']:.4f}")
+    return last
 
 
 def parse_args(argv=None) -> tuple[Config, bool, bool]:

@@ -152,3 +152,25 @@ def test_train_distill_labels_the_same_round_on_any_backend(tmp_path):
     for key, other in runs.items():
         for field in ("obs", "ids", "values", "choice", "returns"):
             assert np.array_equal(one[field], other[field], equal_nan=True), (key, field)
+
+
+def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
+    """``--labels-from RUN``: no play; passes over RUN's labels (its held-out chunks held out), the step size a
+    cosine to 0; the network changes, its losses are finite, and the source run is left as it was."""
+    torch.set_num_threads(1)
+    D.main(distill_args(tmp_path, "source", 1, "--games", "40"))
+    source = tmp_path / "source"
+    files = sorted((source / "data").iterdir())
+    stamps = [f.stat().st_mtime_ns for f in files]
+    out = D.main(["--ruleset", "core", "--rounds", "2", "--epochs", "1", "--hidden", "32", "--batch", "128",
+                  "--labels-from", str(source), "--out", str(tmp_path), "--name", "refit", "--quiet", "--seed", "1"])
+    last = out["last"]
+    assert out["counters"]["round"] == 2 and last["trained_on"] == len(D.load_labels(source)["choice"])
+    assert math.isfinite(last["policy_loss"]) and math.isfinite(last["agree_held_out"])
+    ck = load_file(tmp_path / "refit" / "checkpoint.pt")
+    assert ck["optimizer"]["param_groups"][0]["lr"] < 0.01 * 1e-3  # the cosine ended near 0
+    assert not (tmp_path / "refit" / "data").exists()
+    assert sorted((source / "data").iterdir()) == files and [f.stat().st_mtime_ns for f in files] == stamps
+    with pytest.raises(SystemExit):
+        D.main(["--labels-from", str(tmp_path / "nothing"), "--out", str(tmp_path), "--name", "x", "--quiet"])
+    assert not (tmp_path / "x").exists()

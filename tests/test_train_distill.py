@@ -163,7 +163,8 @@ def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
     files = sorted((source / "data").iterdir())
     stamps = [f.stat().st_mtime_ns for f in files]
     out = D.main(["--ruleset", "core", "--rounds", "2", "--epochs", "1", "--hidden", "32", "--batch", "128",
-                  "--labels-from", str(source), "--out", str(tmp_path), "--name", "refit", "--quiet", "--seed", "1"])
+                  "--labels-from", str(source), "--out", str(tmp_path), "--name", "refit", "--quiet",
+                  "--seed", "1"])
     last = out["last"]
     assert out["counters"]["round"] == 2 and last["trained_on"] == len(D.load_labels(source)["choice"])
     assert math.isfinite(last["policy_loss"]) and math.isfinite(last["agree_held_out"])

@@ -505,8 +505,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
                    "capped": stats["capped"], **{f"{k}_before": v for k, v in before.items()}, **losses,
                    **{f"{k}_held_out": v for k, v in after.items()},
                    # labelled decisions a second of this session's play (chunks saved before a resume aside)
-                   "labels_per_s": stats["labels_played"] / max(t_play, 1e-9), "play_share": t_play / elapsed,
-                   "seconds": elapsed}
+                   "labels_per_s": stats["labels_played"] / t_play if stats["labels_played"] else float("nan"),
+                   "play_share": t_play / elapsed, "seconds": elapsed}
             log_row(run_dir / "progress.csv", row, None)
             last = row
             bar.write(f"round {counters['round']}: {stats['labels']:,} labels ({counters['labels']:,} in all), "

@@ -3,10 +3,14 @@ engine state).
 
     agent = agents.make("learned", ruleset="core", num_players=4)
 
-Today it is the committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
-``experiments.train_ppo``; the commands, training cost and strength of each are in ``experiments/RESULTS.md``):
-no network trained since has beaten those. ``agent.chosen`` names what a table got (the checkpoint and its engine
-steps of training); a better network replaces the checkpoint, measured against the one it replaces.
+It is the table's network in ``NETWORKS`` where one is there: a network that beat the table's committed ``ppo`` on
+fresh duplicate deals (core at 4 players: the champion's search distilled into a network by
+``experiments.train_distill``, played at temperature 0.1; house without toggles plays core's). Elsewhere it is the
+committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
+``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
+``agent.chosen`` names what a table got (the checkpoint, and its searched labels or engine steps of training); a
+better network replaces the one there, measured against it. ``temperature`` (default: the network's own, 1 for a
+``ppo`` checkpoint) and ``sample`` are ``ppo``'s options.
 
 At a table with no committed network (another player count, ``house`` with its toggles on) ``learned`` falls back
 to ``expert``, the strongest heuristic that also decides from the observation alone, and ``chosen`` says so
@@ -40,7 +44,14 @@ class Network:
 
 #: the networks ``learned`` plays ahead of the table's ``ppo`` checkpoint, by (ruleset, players): each one beat
 #: that ``ppo`` on fresh duplicate deals (``experiments/RESULTS.md``, "Learned agents (issue 44)")
-NETWORKS: dict[tuple[str, int], Network] = {}
+NETWORKS: dict[tuple[str, int], Network] = {
+    ("core", 4): Network(
+        "distill-core-4p.pt", temperature=0.1,
+        why="the search distilled (experiments.train_distill: 10 DAgger rounds, 1,564,348 decisions labelled by "
+            "champion:time_budget=0.005, then refit): against three expert on 500 fresh deals +0.095 [+0.074, "
+            "+0.115] a game, the committed ppo +0.056 [+0.035, +0.077], paired +0.039 [+0.010, +0.067]; two "
+            "against two with ppo +0.055 [+0.042, +0.069] a seat (seed 8801)"),
+}
 
 
 def network_for(ruleset: str, num_players: int, **options) -> tuple[Path, Network] | None:

@@ -734,12 +734,33 @@ def test_learned_is_the_tables_network_legal_and_seeded(ruleset):
     vg = shedders.VectorGame(ruleset, 64, 4, seed=2)
     vg.reset()
     a, b = (agents.make("learned", ruleset, 4, seed=9) for _ in range(2))
-    assert a.chosen.startswith("ppo (") and not getattr(a, "needs_state", False)
+    assert a.chosen.startswith(("ppo (", "distilled (")) and not getattr(a, "needs_state", False)
     for _ in range(30):
         acts = a.act(vg.observation, vg.action_mask)
         assert np.array_equal(acts, b.act(vg.observation, vg.action_mask))
         assert vg.action_mask[np.arange(64), acts].all()
         vg.step(acts)
+
+
+def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
+    """``learned.NETWORKS``: each entry's file is a committed checkpoint of its table, which ``learned`` plays at
+    the entry's temperature (unless told another), there and where a ruleset plays that table's game (house without
+    toggles is core); other tables keep their ``ppo``."""
+    from agents.learned import NETWORKS
+    from agents.ppo import CHECKPOINTS, load_file, same_game
+
+    assert NETWORKS
+    for (ruleset, n), net in NETWORKS.items():
+        ck = load_file(CHECKPOINTS / net.file)
+        assert ck["config"]["players"] == n and same_game(ck["config"]["ruleset"], ruleset, n)
+        assert set(ck) >= {"model", "config", "counters"} and "optimizer" not in ck  # exported: small to commit
+        agent = agents.make("learned", ruleset, n, seed=0)
+        assert agent.chosen.startswith("distilled (") and net.file in agent.chosen
+        assert agent.inner.temperature == net.temperature
+        assert agents.make("learned", ruleset, n, seed=0, temperature=1.0).inner.temperature == 1.0
+    if ("core", 4) in NETWORKS:
+        assert agents.make("learned", "house", 4, seed=0).chosen == agents.make("learned", "core", 4).chosen
+    assert agents.make("learned", "fatality", 4, seed=0).chosen.startswith("ppo (")
 
 
 def test_learned_falls_back_to_expert_where_no_network_plays_the_table():

@@ -4,8 +4,8 @@ learner's decisions) here, on spawned processes and on Ray actors, side by side.
     python -m benchmarks.exit_backends --games 64 --expert search:budget=256 --repeats 2
     python -m benchmarks.exit_backends --script distill --games 32 --expert champion:time_budget=0.005
 
-``--script distill`` plays ``experiments.train_distill``'s round instead (the learner a fresh network, every
-learner decision labelled by the expert's values, the labels saved per chunk to a scratch folder).
+``--script distill`` plays ``experiments.train_distill``'s first round instead (the expert plays the learner's
+seats and labels each of their decisions with its values; the labels saved per chunk to a scratch folder).
 
 Each backend's workers start once, as a training run starts them (``train_exit.Players``), and play one round
 untimed (the workers load the kernels); then each repeat times the same round on every backend in turn (the
@@ -109,7 +109,8 @@ def exit_round(cfg: Config):
 
 
 def distill_round(cfg: Config):
-    """train_distill's round (a fresh learner, labels saved to a scratch folder and read back) on a backend."""
+    """train_distill's round 0 (the teacher plays the learner's seats and labels them; its labels saved to a
+    scratch folder and read back) on a backend."""
     import tempfile
     from pathlib import Path
 
@@ -117,11 +118,10 @@ def distill_round(cfg: Config):
 
     base = {"ruleset": cfg.ruleset, "games": cfg.games, "chunk": cfg.chunk, "teacher": cfg.expert,
             "self_play": 1.0}
-    policy = D.fresh_policy(D.Config(**base)).eval()
 
     def play(how: dict, round_no: int, players) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
-            D.play_round(D.Config(**base, **how), Path(tmp), policy, round_no, players)
+            D.play_round(D.Config(**base, **how), Path(tmp), None, round_no, players)
             return D.load_labels(Path(tmp), held_out=None)
 
     return play, lambda data: len(data["choice"])

@@ -55,13 +55,15 @@ def slow(policy, seconds: float):
     return decide
 
 
-async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, failures: list) -> bool:
+async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, failures: list,
+                  stamps: list) -> bool:
     rng = random.Random(cfg.seed * 1_000_003 + i)
 
     async def call(method, path, **kw):
         t0 = time.perf_counter()
         r = await http.request(method, path, **kw)
-        times.append(time.perf_counter() - t0)
+        stamps.append(time.perf_counter())
+        times.append(stamps[-1] - t0)
         if r.status_code >= 400:
             failures.append((path, r.status_code, r.text[:200]))
             return None
@@ -75,21 +77,27 @@ async def _client(http: httpx.AsyncClient, cfg: Config, i: int, times: list, fai
     return d is not None and d["result"] is not None
 
 
-async def _thinker(http: httpx.AsyncClient, key: str, watched: list, failures: list) -> float:
-    """Step the thinking game once (its agent thinks ``think`` seconds) while reading it every 0.2 s."""
+async def _thinker(http: httpx.AsyncClient, key: str, watched: list, failures: list, answered: list,
+                   window: list) -> float:
+    """Step the thinking game once (its agent thinks ``think`` seconds) while reading it every 0.2 s; each read's
+    time goes to ``watched``, when it was answered (seconds since the step was sent) to ``answered``, and the
+    step's start and end (``time.perf_counter``) to ``window``."""
     step = asyncio.ensure_future(http.post(f"/api/games/{key}/step", json={}))
     t0 = time.perf_counter()
+    window.append(t0)
     while not step.done():
         t1 = time.perf_counter()
         r = await http.get(f"/api/games/{key}")
         watched.append(time.perf_counter() - t1)
+        answered.append(time.perf_counter() - t0)
         if r.status_code != 200:
             failures.append((f"/api/games/{key}", r.status_code, r.text[:200]))
         await asyncio.sleep(0.2)
     r = await step
+    window.append(time.perf_counter())
     if r.status_code != 200:
         failures.append((f"/api/games/{key}/step", r.status_code, r.text[:200]))
-    return time.perf_counter() - t0
+    return window[1] - t0
 
 
 def _ms(times: list) -> dict:
@@ -101,18 +109,33 @@ def _ms(times: list) -> dict:
 async def _run(url: str, cfg: Config, thinking: str | None = None) -> dict:
     times: list[float] = []
     watched: list[float] = []
+    answered: list[float] = []
+    stamps: list[float] = []
+    window: list[float] = []
     failures: list = []
     limits = httpx.Limits(max_connections=cfg.games + 2, max_keepalive_connections=cfg.games + 2)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
         t0 = time.perf_counter()
-        jobs = [_client(http, cfg, i, times, failures) for i in range(cfg.games)]
+        jobs = [_client(http, cfg, i, times, failures, stamps) for i in range(cfg.games)]
         if thinking is not None:
-            jobs.append(_thinker(http, thinking, watched, failures))
+            jobs.append(_thinker(http, thinking, watched, failures, answered, window))
         done = await asyncio.gather(*jobs)
         wall = time.perf_counter() - t0
     return {"games": cfg.games, "finished": int(sum(done[:cfg.games])), "requests": len(times),
             "failures": failures, **_ms(times), "wall_s": wall, "think_s": done[cfg.games] if thinking else None,
-            "watched": len(watched), "watched_ms": _ms(watched)}
+            "watched": len(watched), "watched_ms": _ms(watched),
+            "watched_gap_s": _longest_gap(answered, done[cfg.games]) if thinking else None,
+            # the other games' requests answered while the agent thought: a server the thinking agent held (the
+            # GIL, the event loop) would answer none
+            "served_while_thinking": (int(sum(window[0] < t < window[1] for t in stamps)) if thinking else None)}
+
+
+def _longest_gap(answered: list[float], think_s: float) -> float:
+    """The longest time, while the agent thought, in which no read of its game was answered (from the step's
+    start to the first answer, between answers, from the last answer to the step's end). A server that the
+    thinking agent held would answer nothing until it was done: a gap of the whole think."""
+    marks = [0.0, *sorted(a for a in answered if a < think_s), think_s]
+    return float(np.max(np.diff(marks)))
 
 
 def run(cfg: Config, url: str | None = None) -> dict:
@@ -145,7 +168,8 @@ def report(r: dict) -> str:
         w = r["watched_ms"]
         text += (f"\none game's agent thought for {r['think_s']:.1f} s meanwhile; {r['watched']} reads of that "
                  f"game: p50 {w['p50_ms']:.1f} ms, p95 {w['p95_ms']:.1f} ms, p99 {w['p99_ms']:.1f} ms, "
-                 f"max {w['max_ms']:.1f} ms")
+                 f"max {w['max_ms']:.1f} ms; the longest wait for an answer {r['watched_gap_s']:.2f} s; "
+                 f"{r['served_while_thinking']} requests of the other games answered meanwhile")
     return text
 
 

@@ -250,15 +250,31 @@ def test_memory_stays_bounded_however_many_games_are_started():
 @pytest.mark.slow
 def test_load_100_concurrent_games_while_one_game_thinks_for_10_s(capsys):
     """100 games at once through the HTTP API on the loopback address while one more game's agent thinks for 10 s
-    (benchmarks.web_load): none fails, every game finishes, and the thinking game is read all along. The response
-    times (p50/p95/p99) are printed, not asserted: timing is a benchmark's business."""
+    (benchmarks.web_load): none fails, every game finishes, and the server is not held by the thinking agent. A
+    server held by it would answer nothing until the agent was done; this one answers reads of the thinking game
+    before the think is over, never waiting the whole think for one, and answers the other games' requests all
+    the while (hundreds a second here; at least one a 0.1 s is asked). The response times (p50/p95/p99) are
+    printed, not asserted: timing is a benchmark's business, and on a loaded 2-core machine a single answer can
+    wait seconds."""
     from benchmarks.web_load import Config, report, run
 
     r = run(Config(games=100, ruleset="core", opponents="greedy", seed=0, think=10.0))
     with capsys.disabled():
         print("\n" + report(r))
     assert r["failures"] == [] and r["finished"] == 100
-    assert r["think_s"] >= 10 and r["watched"] >= 5
+    assert r["think_s"] >= 10 and r["watched"] >= 2
+    assert r["watched_gap_s"] < 0.9 * r["think_s"]
+    assert r["served_while_thinking"] >= 10 * r["think_s"]
+
+
+def test_the_load_tests_gap_check_can_fail():
+    """A server held by the thinking agent answers its reads only at the end: the longest gap is the whole
+    think."""
+    from benchmarks.web_load import _longest_gap
+
+    assert _longest_gap([9.9, 10.2], 10.0) == pytest.approx(9.9)
+    assert _longest_gap([], 10.0) == pytest.approx(10.0)
+    assert _longest_gap([1.0, 2.0, 3.5, 6.0, 8.0], 10.0) == pytest.approx(2.5)
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) | st.floats(allow_nan=False)

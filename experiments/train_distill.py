@@ -200,8 +200,9 @@ def label_chunk(payload: dict, round_no: int, chunk: int, games: int) -> dict:
         if len(rows):
             chosen, ids, values = teacher.evaluate(vg.state, rows)
             _record(rec, vg, rows, chosen, ids, values, collected, ctrl)
-            if policy is None:
-                actions[rows] = chosen
+            if policy is None:  # round 0: the teacher's choices are played in the learner's seats
+                own = ctrl[rows, vg.current_player[rows].astype(np.int64)] < 0
+                actions[rows[own]] = chosen[own]
         todo = live[mine & (actions[live] < 0)]
         if len(todo):
             if policy is None:

@@ -43,7 +43,8 @@ class Network:
 
 
 #: the networks ``learned`` plays ahead of the table's ``ppo`` checkpoint, by (ruleset, players): each one beat
-#: that ``ppo`` on fresh duplicate deals (``experiments/RESULTS.md``, "Learned agents (issue 44)")
+#: that ``ppo`` on fresh duplicate deals (``experiments/RESULTS.md``, "Learned agents: the search distilled into a
+#: network")
 NETWORKS: dict[tuple[str, int], Network] = {
     ("core", 4): Network(
         "distill-core-4p.pt", temperature=0.1,

@@ -75,15 +75,16 @@ def _critic_class():
         """Every seat's observation (the viewer's first) -> the viewer's value: a critic with perfect information,
         for training and for valuing the sampled worlds of a search (PerfectDou's idea)."""
 
-        def __init__(self, obs_size: int, num_players: int, hidden: int = 256):
+        def __init__(self, obs_size: int, num_players: int, hidden: int = 256, squash: bool = False):
             super().__init__()
             self.obs_size, self.num_players, self.hidden = obs_size, num_players, hidden
+            self.squash = bool(squash)  # reads sign(x) * log(1 + |x|), as a Policy with squash does
             self.net = nn.Sequential(nn.Linear(obs_size * num_players, hidden), nn.Tanh(),
                                      nn.Linear(hidden, hidden),
                                      nn.Tanh(), nn.Linear(hidden, 1))
 
         def forward(self, x):
-            return self.net(x).squeeze(-1)
+            return self.net(torch.sign(x) * torch.log1p(x.abs()) if self.squash else x).squeeze(-1)
 
     return Critic
 
@@ -108,7 +109,8 @@ def load_networks(path, ruleset: str, num_players: int, device: str = "cpu", **o
     policy.eval()
     critic = None
     if "critic" in ck:
-        critic = _critic_class()(ck["obs_size"], num_players, ck["critic_hidden"]).to(device)
+        critic = _critic_class()(ck["obs_size"], num_players, ck["critic_hidden"],
+                                 ck.get("critic_squash", False)).to(device)
         critic.load_state_dict(ck["critic"])
         critic.eval()
     return policy, critic, ck

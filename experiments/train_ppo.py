@@ -11,7 +11,8 @@ one random seat against an opponent drawn from the pool: a past snapshot of itse
 
 A seat's trajectory is its own decisions; the reward of every step is added to the seat's last decision, and a
 trajectory ends with its game. Advantages by GAE per (game, seat); open trajectories are bootstrapped from the
-value of the seat's current observation.
+value of the seat's current observation. With ``--critic full`` the values come from a perfect-information critic
+that reads every seat's observation (training only; the policy acts on its own observation).
 
 Writes ``runs/<name>/``: ``progress.csv`` (one row per update), TensorBoard events (when ``tensorboard`` is
 installed), ``learning_curve.png``, ``checkpoint.pt`` (atomic: a temp file, then a rename; loaded with
@@ -40,6 +41,7 @@ from tqdm import tqdm
 import agents as agents_pkg
 import shedders
 from agents.base import act_in
+from agents.guided import Critic
 from agents.ppo import (
     Policy,
     floor_log_probs,
@@ -57,6 +59,7 @@ from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
 
 READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
+CRITICS = ("shared", "full")  # --critic
 
 
 @dataclass
@@ -130,6 +133,12 @@ class Config:
     # fine-tuning: start the network from this checkpoint's weights (a run's checkpoint.pt or an exported one, same
     # ruleset, players and hidden); the optimizer, counters and pool start fresh. Ignored when --resume finds a run
     init: str = ""
+    # the critic that gives the advantages: "shared", the policy's own value head; "full", a perfect-information
+    # critic (PerfectDou: Yang et al., NeurIPS 2022) that reads every seat's observation, the decider's first, so
+    # it sees every hand. Training only: the policy acts on its own observation, its own value head still learns
+    # the same returns, and the checkpoint plays as a ppo agent (and as a guided one, with this critic).
+    critic: str = "shared"
+    critic_hidden: int = 256  # width of the full critic's two hidden layers
 
     def run_name(self) -> str:
         return self.name or f"ppo-{self.ruleset}-{self.players}p-seed{self.seed}"
@@ -173,7 +182,8 @@ RULESET_DEFAULTS: dict[str, dict] = {
 # ----------------------------------------------------------------------------------------------------------------
 # Checkpoints
 # ----------------------------------------------------------------------------------------------------------------
-def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, pool_states: list, np_rng) -> None:
+def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, pool_states: list, np_rng,
+                    critic=None) -> None:
     """Everything to continue the run, written atomically (temp file, then rename)."""
     state = {
         "model": model.state_dict(),
@@ -186,6 +196,8 @@ def save_checkpoint(path: Path, model, optimizer, cfg: Config, counters: dict, p
         "rng": {"torch": torch.get_rng_state(), "numpy": json.dumps(np_rng.bit_generator.state),
                 "python": json.dumps(random.getstate())},
     }
+    if critic is not None:  # agents.guided.load_networks reads the same keys
+        state.update(critic=critic.state_dict(), critic_hidden=critic.hidden, critic_squash=critic.squash)
     where = next(model.parameters()).device
     if where.type == "cuda":  # sampling on the GPU draws from the GPU's own generator
         state["rng"]["torch_cuda"] = torch.cuda.get_rng_state(where)
@@ -197,8 +209,9 @@ def load_checkpoint(path: Path) -> dict:
     return load_file(path)
 
 
-def matching_checkpoint(path: Path, cfg: Config) -> dict:
-    """The checkpoint at ``path``, refused unless it was trained for ``cfg``'s game and network width."""
+def matching_checkpoint(path: Path, cfg: Config, resume_of: bool = False) -> dict:
+    """The checkpoint at ``path``, refused unless it was trained for ``cfg``'s game and network width (and, for
+    ``resume_of`` a run, with its critic)."""
     ck = load_checkpoint(path)
     saved = ck.get("config", {})
     got = (saved.get("ruleset"), saved.get("players"), saved.get("hidden"), saved.get("squash_obs", False))
@@ -206,6 +219,11 @@ def matching_checkpoint(path: Path, cfg: Config) -> dict:
         raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}, squash_obs "
                          f"{got[3]}; "
                          f"this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}, {cfg.squash_obs}")
+    if resume_of and (saved.get("critic", "shared"), saved.get("critic_hidden", cfg.critic_hidden)) != (
+            cfg.critic, cfg.critic_hidden):
+        raise ValueError(f"{path} was trained with --critic {saved.get('critic', 'shared')} (hidden "
+                         f"{saved.get('critic_hidden')}); --resume must keep it: this run asks for --critic "
+                         f"{cfg.critic} (hidden {cfg.critic_hidden})")
     return ck
 
 
@@ -322,6 +340,10 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"ready_floor must be in [0, 1), got {cfg.ready_floor}")
     if cfg.ready_floor > 0 and not family_of(cfg.ruleset).setup_phase:
         raise ValueError(f"ready_floor: {cfg.ruleset} has no setup and no ready action")
+    if cfg.critic not in CRITICS:
+        raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {cfg.critic!r}")
+    if cfg.critic_hidden < 1:
+        raise ValueError(f"critic_hidden must be positive, got {cfg.critic_hidden}")
 
 
 @dataclass
@@ -337,6 +359,7 @@ class Run:
     counters: dict
     pool_states: list
     np_rng: np.random.Generator
+    critic: nn.Module | None = None  # the full critic (--critic full), else None
 
     @property
     def checkpoint(self) -> Path:
@@ -348,7 +371,7 @@ class Run:
 
     def save(self) -> None:
         save_checkpoint(self.checkpoint, self.model, self.optimizer, self.cfg, self.counters, self.pool_states,
-                        self.np_rng)
+                        self.np_rng, self.critic)
 
 
 def open_run(cfg: Config, resume: bool) -> Run:
@@ -370,11 +393,17 @@ def open_run(cfg: Config, resume: bool) -> Run:
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
     random.seed(cfg.seed)
     model = Policy(sizes[1], sizes[0], cfg.hidden, cfg.squash_obs).to(device)
-    run = Run(cfg, run_dir, device, model, torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5),
-              {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}, [], np.random.default_rng(cfg.seed))
+    critic = (Critic(sizes[1], cfg.players, cfg.critic_hidden, cfg.squash_obs).to(device) if cfg.critic == "full"
+              else None)
+    params = [*model.parameters(), *(critic.parameters() if critic is not None else ())]
+    run = Run(cfg, run_dir, device, model, torch.optim.Adam(params, lr=cfg.lr, eps=1e-5),
+              {"update": 0, "global_step": 0, "episodes": 0, "seconds": 0.0}, [], np.random.default_rng(cfg.seed),
+              critic)
     if resume:
-        ck = matching_checkpoint(ckpt_path, cfg)
+        ck = matching_checkpoint(ckpt_path, cfg, resume_of=True)
         model.load_state_dict(ck["model"])
+        if critic is not None:
+            critic.load_state_dict(ck["critic"])
         run.optimizer.load_state_dict(ck["optimizer"])
         run.counters = dict(ck["counters"])
         run.pool_states = _newest(list(ck["pool"]), cfg.pool_snapshots)
@@ -409,16 +438,18 @@ class Rollout:
     valid: np.ndarray
     seat: np.ndarray
     last_t: np.ndarray
+    full: torch.Tensor | None = None  # the full critic's input of each decision (--critic full), else None
 
     @classmethod
-    def allocate(cls, steps: int, games: int, seats: int, obs_size: int) -> Rollout:
+    def allocate(cls, steps: int, games: int, seats: int, obs_size: int, full_critic: bool = False) -> Rollout:
         t, b = steps, games
         return cls(torch.zeros((t, b, obs_size), dtype=torch.int8), torch.zeros((t, b, 32), dtype=torch.long),
                    torch.zeros((t, b), dtype=torch.long), torch.zeros((t, b), dtype=torch.long),
                    torch.zeros((t, b)), torch.zeros((t, b)), torch.full((t, b), -1, dtype=torch.long),
                    np.zeros((t, b), np.float32),
                    np.zeros((t, b), np.bool_), np.zeros((t, b), np.bool_), np.zeros((t, b), np.int64),
-                   np.full((b, seats), -1, np.int64))
+                   np.full((b, seats), -1, np.int64),
+                   torch.zeros((t, b, seats * obs_size), dtype=torch.int8) if full_critic else None)
 
     def clear(self) -> None:
         self.valid[:] = False
@@ -438,9 +469,24 @@ def timed(timing: dict, key: str):
         timing[key] += time.perf_counter() - start
 
 
-def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray, seats: np.ndarray, device):
+def full_view(vg, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The full critic's input in the games ``rows`` for the seats ``seats`` (one per row): the observations of
+    every seat, the given one's first, then the others in turn order, side by side (int8). Each seat's own
+    observation shows its hand, so the critic sees every hand (not the face-down cards, which nobody sees)."""
+    n = vg.num_players
+    at = np.zeros(vg.num_envs, np.int64)
+    parts = []
+    for k in range(n):
+        at[rows] = (seats + k) % n
+        parts.append(vg.observe(at)[rows])
+    return np.concatenate(parts, axis=1)
+
+
+def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray, seats: np.ndarray, device,
+                 critic=None):
     """The network's actions in the games ``mine`` (where a learner seat decides at step ``t``), recorded in
-    ``buf`` with what the update needs (and the shaping potential of each seat's cards)."""
+    ``buf`` with what the update needs (and the shaping potential of each seat's cards). With a full ``critic``
+    the recorded value is the critic's, from every seat's observation; the action is the policy's alone."""
     obs_t = torch.from_numpy(vg.observation[mine])
     idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
     with torch.inference_mode():
@@ -449,6 +495,10 @@ def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray,
         if cfg.ready_floor > 0:
             logp = floor_log_probs(logp, on, READY, cfg.ready_floor)
         a, logp = sample_packed(logp, on)
+        if critic is not None:
+            full = torch.from_numpy(full_view(vg, seats, mine))
+            value = critic(full.to(device).float())
+            buf.full[t, mine] = full
     buf.obs[t, mine] = obs_t
     if idx.shape[1] > buf.legal.shape[2]:
         buf.legal = torch.cat([buf.legal, buf.legal.new_zeros((*buf.legal.shape[:2], idx.shape[1]))], dim=2)
@@ -506,7 +556,7 @@ def collect(cfg: Config, vg, run: Run, opp: Opponents, teacher, buf: Rollout, ti
         mine = np.flatnonzero(ctrl < 0)
         with timed(timing, "forward"):
             if len(mine):
-                actions[mine] = learner_acts(cfg, vg, run.model, buf, t, mine, cur[mine], run.device)
+                actions[mine] = learner_acts(cfg, vg, run.model, buf, t, mine, cur[mine], run.device, run.critic)
         if teacher is not None and len(mine) and cfg.teacher_share > 0:
             with timed(timing, "teacher"):  # only real choices: a decision with one legal action teaches nothing
                 lab = mine[(vg.num_legal[mine] > 1) & (run.np_rng.random(len(mine)) < cfg.teacher_share)]
@@ -537,8 +587,12 @@ def bootstrap(cfg: Config, vg, run: Run, buf: Rollout) -> np.ndarray:
         for s in range(n):
             open_rows = np.flatnonzero(buf.last_t[:, s] >= 0)
             if len(open_rows):
-                view = vg.observe(np.full(b, s))[open_rows]
-                boot[open_rows, s] = run.model.value(torch.from_numpy(view).to(run.device).float()).cpu().numpy()
+                if run.critic is not None:
+                    view = full_view(vg, np.full(len(open_rows), s), open_rows)
+                    value = run.critic
+                else:
+                    view, value = vg.observe(np.full(b, s))[open_rows], run.model.value
+                boot[open_rows, s] = value(torch.from_numpy(view).to(run.device).float()).cpu().numpy()
     return boot
 
 
@@ -569,9 +623,10 @@ def update(cfg: Config, run: Run, buf: Rollout, adv: np.ndarray) -> dict:
                torch.arange(width)[None, :] < b_nlegal[:, None])  # legal_index's (idx, valid) of each decision
     b_val = buf.val.reshape(-1)[flat]
     b_adv = torch.from_numpy(adv.reshape(-1))[flat]
+    full = None if run.critic is None else (run.critic, buf.full.reshape(-1, buf.full.shape[2])[flat])
     return ppo_update(run.model, run.optimizer, cfg, buf.obs.reshape(-1, buf.obs.shape[2])[flat], b_legal,
                       buf.act.reshape(-1)[flat], buf.logp.reshape(-1)[flat], b_val, b_adv, b_adv + b_val,
-                      run.device, run.np_rng, buf.teach.reshape(-1)[flat])
+                      run.device, run.np_rng, buf.teach.reshape(-1)[flat], full)
 
 
 def progress_row(cfg: Config, run: Run, buf: Rollout, stats: dict, timing: dict, results: dict, lr: float,
@@ -636,7 +691,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     num_updates = counters["update"] + math.ceil(steps_left / steps_per_update)
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
-    buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, vg.observation_size)
+    buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, vg.observation_size, run.critic is not None)
     last = {}
     started = time.perf_counter()
     while counters["update"] < num_updates:
@@ -697,10 +752,13 @@ def capped_seats(vg, still_in: np.ndarray, cap_rule: str) -> list[tuple[int, int
 
 
 def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv, b_ret, device, rng,
-               b_teach=None) -> dict:
+               b_teach=None, full=None) -> dict:
     """Clipped PPO on the learner's decisions of one rollout; invalid actions masked in the logits. ``b_mask`` is
     each decision's action mask, or its legal ids already packed as ``legal_index`` gives them (``(idx, valid)``).
-    Where ``b_teach`` holds a teacher's choice (>= 0), ``cfg.bc_coef`` times its cross-entropy joins the loss."""
+    Where ``b_teach`` holds a teacher's choice (>= 0), ``cfg.bc_coef`` times its cross-entropy joins the loss.
+    ``full`` is ``(critic, its inputs)`` of a perfect-information critic (``b_val`` its values): ``v_loss`` is
+    then the critic's, and the policy's own value head learns the same returns beside it (``own_v_loss``); the
+    two networks' gradients are clipped each to ``max_grad_norm``."""
     n = len(b_act)
     out = {"loss": 0.0, "pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0,
            "explained_variance": float("nan")}
@@ -733,9 +791,16 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             adv = b_adv[idx].to(device)
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_loss = 0.5 * ((value - b_ret[idx].to(device)) ** 2).mean()
+            ret = b_ret[idx].to(device)
+            v_loss = 0.5 * ((value - ret) ** 2).mean()
+            if full is not None:  # the critic's loss; the policy's own head learns the same returns
+                own_v_loss = v_loss
+                v_loss = 0.5 * ((full[0](full[1][idx].to(device).float()) - ret) ** 2).mean()
+                out["own_v_loss"] = own_v_loss.item()
             entropy = -(logp_all.exp() * logp_all.masked_fill(~legal, 0.0)).sum(dim=1).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if full is not None:
+                loss = loss + cfg.vf_coef * own_v_loss
             if taught:
                 has = b_has[idx].to(device)
                 if bool(has.any()):
@@ -747,6 +812,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            if full is not None:
+                nn.utils.clip_grad_norm_(full[0].parameters(), cfg.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 log_ratio = logp - b_logp[idx].to(device)

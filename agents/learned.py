@@ -95,5 +95,16 @@ class LearnedAgent(Agent):
             self.inner = EXPERTS[lookup(ruleset).family](ruleset, num_players, seed=seed, **options)
             self.chosen = "expert (no network for this table)"
 
+    @property
+    def has_network(self) -> bool:
+        """Whether a network plays the table (not the ``expert`` fallback)."""
+        return hasattr(self.inner, "probabilities")
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The network's policy (``PPOAgent.probabilities``); ``ValueError`` where ``expert`` plays the table."""
+        if not self.has_network:
+            raise ValueError(f"learned has no network for {self.ruleset} at {self.num_players} players")
+        return self.inner.probabilities(observation, action_mask)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         return self.inner.act(observation, action_mask)

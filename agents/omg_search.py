@@ -68,6 +68,7 @@ class OmgSearchAgent(SearchAgent):
     leaf_features = OS.LEAF_FEATURES
     leaf_models: ClassVar[dict] = {"winner": OS.LEAF_FITTED}
     threaded_decision = False  # and searches one decision on one thread
+    takes_prior = False  # its kernel tries every legal action
     state_type = O.OmgState
     _over_phase = O.PH_OVER
 

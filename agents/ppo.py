@@ -283,6 +283,18 @@ class PPOAgent(Agent):
         self.path = str(path)
         self.counters = dict(ck["counters"])
 
+    has_network = True
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """(rows, actions): the network's policy over each row's legal actions at ``temperature`` (0 elsewhere),
+        the distribution ``act`` samples from before the ready floor; a search's prior (``search:prior=ppo``)."""
+        torch = _torch()
+        obs, mask = check_batch(observation, action_mask)
+        with torch.no_grad():
+            logits, _ = self.model(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float())
+            logits = masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
+            return torch.softmax(logits / self.temperature, dim=1).cpu().numpy().astype(np.float64)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = _torch()
         obs, mask = check_batch(observation, action_mask)

@@ -60,6 +60,11 @@ south_african's two-player endings the search held Joker stand-offs: every rollo
 game to the 5,000-decision cap, so a tournament of 128 games of the champion against ``search:budget=256`` did not
 finish in 12 minutes. ``patience=None`` searches every decision (the ``oracle``'s default: the fictive player of
 the skill-versus-luck measurements is unchanged). Games that end before ``patience`` are played exactly as before.
+
+``prior`` lets a network choose what the search tries (the palace rulesets): ``prior=learned`` (or ``ppo``, the
+table's committed networks, or a checkpoint's path) ranks each searched decision's legal actions by the network's
+policy, from the decider's observation, and the search spends its whole budget on the ``top_k`` likeliest
+(default 4), so each is tried in more worlds. The network costs a forward pass per batch of decisions.
 """
 
 from __future__ import annotations
@@ -137,6 +142,26 @@ def expert_offsets(num_players: int) -> np.ndarray:
     return KP.expert_offsets(observation_slices(num_players))
 
 
+def prior_network(prior: str, ruleset: str, num_players: int, seed: int | None, **options):
+    """The network agent behind ``prior=``: ``learned`` or ``ppo`` (the table's committed networks), or the path of
+    a ``train_ppo`` / ``train_distill`` checkpoint; ``ValueError`` where there is none."""
+    from agents.learned import LearnedAgent  # torch, imported on first use
+    from agents.ppo import PPOAgent
+
+    if prior == "learned":
+        agent = LearnedAgent(ruleset, num_players, seed=seed, **options)
+    elif prior == "ppo":
+        agent = PPOAgent(ruleset, num_players, seed=seed, **options)
+    elif Path(prior).is_file():
+        agent = PPOAgent(ruleset, num_players, seed=seed, checkpoint=prior, **options)
+    else:
+        raise ValueError(f"prior must be learned, ppo or a checkpoint's path, got {prior!r}")
+    if not hasattr(agent, "probabilities") or not agent.has_network:
+        raise ValueError(f"prior={prior}: no network plays {ruleset} at {num_players} players "
+                         f"({getattr(agent, 'chosen', '')})")
+    return agent
+
+
 class SearchAgent(Agent):
     name = "search"
     oracle = False
@@ -158,14 +183,23 @@ class SearchAgent(Agent):
 
     #: whether a lone decision (batch 1) spreads its rollouts over numba's threads
     threaded_decision = True
+    #: whether ``prior=`` can narrow the searched actions (the palace kernels)
+    takes_prior = True
 
     #: the agent that plays the ``rollout`` policy past ``patience`` decisions
     fallbacks: ClassVar[dict] = {"greedy": GreedyAgent, "expert": ExpertAgent}
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, budget: int = 64,
                  eps: float = 0.1, max_plies: int = 400, rollout: str = "greedy", opponents: str | None = None,
-                 patience: int | None = 500, select: str = "uniform", leaf: str = "none", **options):
+                 patience: int | None = 500, select: str = "uniform", leaf: str = "none", prior: str | None = None,
+                 top_k: int = 4, **options):
         super().__init__(ruleset, num_players, seed, **options)
+        prior = None if prior is None or str(prior).lower() == "none" else str(prior)
+        if prior is not None and not self.takes_prior:
+            raise ValueError(f"{ruleset}'s search takes no prior (prior={prior!r}): its kernel tries every action")
+        if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+            raise ValueError(f"top_k must be a positive integer (actions searched), got {top_k!r}")
+        self.top_k = int(top_k)
         if select not in self.selections:
             raise ValueError(f"select must be one of {', '.join(self.selections)}, got {select!r}")
         self.select = select
@@ -203,6 +237,8 @@ class SearchAgent(Agent):
         self.params = self.rules.to_params()
         self.fallback = (self.fallbacks[rollout](ruleset, num_players, seed, **options)
                          if self.patience is not None else None)
+        self.prior = prior
+        self._prior = None if prior is None else prior_network(prior, ruleset, num_players, seed, **options)
         self._cap = 0
         # one decision's rollout rewards, when its rollouts share the threads (at most the budget, or one a legal
         # action)
@@ -224,8 +260,9 @@ class SearchAgent(Agent):
             self._out = np.zeros(c, np.int64)
             self._vals = np.zeros((c, K.N_ACTIONS), np.float64)
             self._sums = np.zeros((c, K.N_ACTIONS), np.float64)
+            self._allow = np.zeros((c, K.N_ACTIONS), np.int8)
             self._scr = KS.SearchScratch(self._mask, self._ids, self._mask2, self._ids2, self._pool, self._obs,
-                                         self._vals, self._sums, self._buf)
+                                         self._vals, self._sums, self._buf, self._allow)
 
     def buffers(self, rows: int = 1):
         """The work state and the scratch (``SearchScratch``) the kernels search with, for ``rows`` games at least:
@@ -243,7 +280,9 @@ class SearchAgent(Agent):
                 else np.asarray(state.plies)[games] >= self.patience)
         out = np.empty(len(games), np.int64)
         if not late.all():
-            out[~late] = self._searched(state, games[~late])
+            now = ~late
+            allow = None if self._prior is None else self.allowed(obs[now], mask[now])
+            out[now] = self._searched(state, games[now], allow)
         if late.any():  # past ``patience``: the rollout policy plays
             out[late] = self.fallback.act(obs[late], mask[late])
         return out
@@ -260,6 +299,8 @@ class SearchAgent(Agent):
         if self.select != "uniform":
             raise ValueError(f"evaluate needs select=uniform (every action in the same worlds), not "
                              f"{self.select!r}")
+        if self._prior is not None:
+            raise ValueError(f"evaluate values every legal action; prior={self.prior!r} searches only some")
         games = self.checked_games(state, games, state.phase.shape[0] if games is None else len(games))
         b = len(games)
         self._scratch(max(b, numba.get_num_threads()))
@@ -275,11 +316,22 @@ class SearchAgent(Agent):
         values = np.where(legal & (counts[:, None] > 1), self._vals[:b, :width] / n_det[:, None], np.nan)
         return out.copy(), ids, values
 
-    def _searched(self, state, games) -> np.ndarray:
-        """The search's actions for the checked rows ``games``."""
+    def allowed(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """int8 (rows, actions): 1 on the ``top_k`` legal actions the prior network finds likeliest in each row
+        (ties: the lower id), the actions the search tries."""
+        p = np.where(action_mask != 0, self._prior.probabilities(observation, action_mask), -1.0)
+        top = np.argsort(-p, axis=1, kind="stable")[:, :self.top_k]
+        out = np.zeros(action_mask.shape, np.int8)
+        np.put_along_axis(out, top, 1, axis=1)
+        return out * (action_mask != 0)
+
+    def _searched(self, state, games, allow=None) -> np.ndarray:
+        """The search's actions for the checked rows ``games`` (``allow``: the prior's actions, one row each)."""
         b = len(games)
         threads = numba.get_num_threads()
         self._scratch(max(b, threads))
+        if allow is not None:
+            self._allow[:b] = allow
         seeds = self.rng.integers(0, 2**63 - 1, size=b, dtype=np.int64).astype(np.uint64)
         out = self._out[:b]
         if b == 1 and threads > 1 and self.threaded_decision:  # one decision: its rollouts over the threads
@@ -294,7 +346,7 @@ class SearchAgent(Agent):
         return KS.SearchPlan(self.budget, bool(self.oracle), self.select == "halving", int(self.eps_milli),
                              self.max_plies, int(self._leaf_code), self._leaf_w,
                              int(self.rollouts[self.rollout]), int(self.opponent_models[self.opponents]),
-                             self._offsets)
+                             self._offsets, self._prior is not None)
 
     def _search_one_threaded(self, state, g: int, seed, threads: int, out) -> None:
         out[0] = KS.search_one_par_nb(threads, state, g, self.params, self._work, seed, self.plan, self._scr)

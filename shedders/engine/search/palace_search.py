@@ -38,6 +38,7 @@ class SearchPlan(NamedTuple):
     policy: int  # POLICY_*: the viewer's rollout policy
     others: int  # POLICY_*: everyone else's
     off: np.ndarray  # int64: the expert policy's observation offsets (palace_policies)
+    prior: bool = False  # search only the searched decision's actions its scratch ``allow`` row marks
 
 
 class SearchScratch(NamedTuple):
@@ -55,6 +56,7 @@ class SearchScratch(NamedTuple):
     vals: np.ndarray  # float64 (rows, N_ACTIONS): the actions' sums over the worlds (sequential halving: so far)
     sums: np.ndarray  # float64 (rows, N_ACTIONS): sequential halving's sums over one round's worlds
     buf: np.ndarray  # float64 (>= max(budget, N_ACTIONS),): one decision's rollout rewards over the threads
+    allow: np.ndarray  # int8 (rows, N_ACTIONS): with ``plan.prior``, the actions a prior lets the search try
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -466,6 +468,18 @@ def all_worlds_nb(src, g, acts, n_act, k0, k1, params, work, w0, seed, plan, scr
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
+def keep_allowed_nb(ids, nl, allow):
+    """Keep, in their order, the first ``nl`` legal ``ids`` that ``allow`` marks; returns how many are kept. Where
+    it marks none of them, all ``nl`` stay: a prior narrows the search, it never empties it."""
+    k = nl - nl
+    for i in range(nl):
+        if allow[ids[i]]:
+            ids[k] = ids[i]
+            k += 1
+    return k if k > 0 else nl
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
 def search_one_nb(src, g, params, work, w0, seed, plan, scr):
     """Determinized Monte Carlo for game g's actor: every legal action is tried in the same ``n_det`` sampled
     worlds (common random numbers), each followed by a rollout with ``plan.policy``; returns the action of highest
@@ -473,6 +487,8 @@ def search_one_nb(src, g, params, work, w0, seed, plan, scr):
     order. Work and scratch row ``w0``."""
     mask, ids, vals = scr.mask[w0], scr.ids[w0], scr.vals[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
+    if plan.prior:
+        nl = keep_allowed_nb(ids, nl, scr.allow[w0])
     if nl == 1:
         return np.int64(ids[0])
     n_det = max(1, plan.budget // nl)
@@ -518,6 +534,8 @@ def halving_one_nb(src, g, params, work, w0, seed, plan, scr):
     Returns the last survivor. Work and scratch row ``w0`` (``scr.vals[w0]``: the running sums)."""
     mask, ids, vals, sums = scr.mask[w0], scr.ids[w0], scr.vals[w0], scr.sums[w0]
     nl = legal_mask_nb(src, g, params, mask, ids)
+    if plan.prior:
+        nl = keep_allowed_nb(ids, nl, scr.allow[w0])
     if nl == 1:
         return np.int64(ids[0])
     per_round = halving_start_nb(nl, plan.budget, vals)
@@ -584,6 +602,8 @@ def search_one_par_nb(nt, src, g, params, work, seed, plan, scr):
     (work and scratch rows 0..nt-1; the decision's mask, ids and values in scratch row 0)."""
     mask, ids, vals, buf = scr.mask[0], scr.ids[0], scr.vals[0], scr.buf
     nl = legal_mask_nb(src, g, params, mask, ids)
+    if plan.prior:
+        nl = keep_allowed_nb(ids, nl, scr.allow[0])
     if nl == 1:
         return np.int64(ids[0])
     if not plan.halving:

@@ -156,7 +156,7 @@ def prior_network(prior: str, ruleset: str, num_players: int, seed: int | None, 
         agent = PPOAgent(ruleset, num_players, seed=seed, checkpoint=prior, **options)
     else:
         raise ValueError(f"prior must be learned, ppo or a checkpoint's path, got {prior!r}")
-    if not hasattr(agent, "probabilities") or not agent.has_network:
+    if not agent.has_network:  # learned's expert fallback
         raise ValueError(f"prior={prior}: no network plays {ruleset} at {num_players} players "
                          f"({getattr(agent, 'chosen', '')})")
     return agent

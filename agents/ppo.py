@@ -285,22 +285,26 @@ class PPOAgent(Agent):
 
     has_network = True
 
+    def _logits(self, obs: np.ndarray, mask: np.ndarray):
+        """The network's logits for checked rows, illegal actions masked out (call under ``torch.no_grad``)."""
+        torch = _torch()
+        logits, _ = self.model(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float())
+        return masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
+
     def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """(rows, actions): the network's policy over each row's legal actions at ``temperature`` (0 elsewhere),
         the distribution ``act`` samples from before the ready floor; a search's prior (``search:prior=ppo``)."""
         torch = _torch()
         obs, mask = check_batch(observation, action_mask)
         with torch.no_grad():
-            logits, _ = self.model(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float())
-            logits = masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
-            return torch.softmax(logits / self.temperature, dim=1).cpu().numpy().astype(np.float64)
+            p = torch.softmax(self._logits(obs, mask) / self.temperature, dim=1)
+        return p.cpu().numpy().astype(np.float64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         torch = _torch()
         obs, mask = check_batch(observation, action_mask)
         with torch.no_grad():
-            logits, _ = self.model(torch.from_numpy(np.ascontiguousarray(obs)).to(self.device).float())
-            logits = masked_logits(logits, torch.from_numpy(np.ascontiguousarray(mask)).to(self.device))
+            logits = self._logits(obs, mask)
             if not self.sample:
                 return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
             p = torch.softmax(logits / self.temperature, dim=1).cpu().numpy().astype(np.float64)

@@ -131,6 +131,14 @@ class Config:
     deals, the first report's way)"""
     oracle_fields: list[str] = field(default_factory=lambda: ["greedy", "random"])
     """the fields in which the fictive player is played (the others get only the bound by the best payoff)"""
+    best_response_steps: int = 0
+    """train a best response from scratch in each field (the reference field and random): ``train_ppo`` for this
+    many engine steps, one learner seat against the field's players, seeded by --seed (0: none). It joins that
+    field's real players as ``best-response``, the strongest tier a field's own opponents can teach. Its run is
+    kept in the run directory's ``best-response/`` and a rerun continues it instead of training again"""
+    best_response_temperature: float = 0.1
+    """the best response plays its policy sampled at this temperature (0.1: what the best responses of
+    ``experiments/RESULTS.md``'s exploitability section chose on their selection deals)"""
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -196,23 +204,38 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     copies_ = [a for a in cfg.copies if _available(a, ruleset)]
     if len(real) < 2 or not _available(cfg.field_agent, ruleset):
         raise ValueError(f"{ruleset}: need two real agents and the field agent available; have {real}")
+    if BEST_RESPONSE in [_label(a) for a in real]:
+        raise ValueError(f"{BEST_RESPONSE!r} names the trained best response; no real player may take it")
     names = [*real, *([oracle] if oracle else [])]
+    fields = list(dict.fromkeys(["random", cfg.field_agent]))
+    # a best response trained from scratch against each field: a real player of that field only
+    responders = {fld: best_response(cfg, ruleset, fld, progress) for fld in fields} if cfg.best_response_steps \
+        else {}
     # fields of copies (also the field of random for random, and of the reference field for itself)
     for spec in dict.fromkeys([*copies_, "random", cfg.field_agent]):
         play(f"copies-{_label(spec)}", [spec], [0] * n)
     # one seat in a field of random agents / of the reference field; the oracle best-responds to that field
-    for fld in dict.fromkeys(["random", cfg.field_agent]):
+    for fld in fields:
         for spec in names:
             if spec == oracle and fld not in cfg.oracle_fields:
                 continue
             if _label(spec) != fld:
                 seat = modelled(spec, fld, ruleset) if spec == oracle and cfg.model_field else spec
                 play(f"field-{fld}-{_label(spec)}", [seat, fld], [0] + [1] * (n - 1))
+        if fld in responders:
+            play(f"field-{fld}-{BEST_RESPONSE}", [responders[fld], fld], [0] + [1] * (n - 1))
     # all real agents at one table, every hand played by each (measures 3 and 4)
     play("all", list(real), None)
 
     def one_seat(fld, spec):
         return rows[f"copies-{fld}"] if _label(spec) == fld else rows[f"field-{fld}-{_label(spec)}"]
+
+    def field_runs_of(fld, specs):
+        """The one-seat runs of ``specs`` in the field ``fld``, then the field's best response where trained."""
+        runs_ = {_label(s): one_seat(fld, s) for s in specs}
+        if fld in responders:
+            runs_[BEST_RESPONSE] = rows[f"field-{fld}-{BEST_RESPONSE}"]
+        return runs_
 
     baseline = luck_baseline(rows["copies-random"])
     played = set(rows)
@@ -220,6 +243,9 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
                     if _label(s) == "random" or f"field-random-{_label(s)}" in played}
     field_ref = {_label(s): agent_stats(one_seat(cfg.field_agent, s), 0) for s in names
                  if _label(s) == cfg.field_agent or f"field-{cfg.field_agent}-{_label(s)}" in played}
+    for stats_, fld in ((field_random, "random"), (field_ref, cfg.field_agent)):
+        if fld in responders:
+            stats_[BEST_RESPONSE] = agent_stats(rows[f"field-{fld}-{BEST_RESPONSE}"], 0)
     copies = {_label(s): {"win_rate": agent_stats(rows[f"copies-{_label(s)}"], 0),
                           "seats": seat_win_rates(rows[f"copies-{_label(s)}"])} for s in copies_}
     skill, skill_by_beginner, certification = {}, {}, {}  # no fictive player for this ruleset: no relative skill
@@ -227,18 +253,19 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     best_payoff = float(np.max(np.asarray(rows["copies-random"]["reward"], float)))  # the game's top reward
     bound, tiers = {}, {}
     for fld in dict.fromkeys([cfg.field_agent, "random"]):
-        runs = {_label(s): one_seat(fld, s) for s in real}
-        tiers[fld] = {b: learning_tiers(runs, b, [_label(s) for s in real], cfg.split) for b in beginners}
-        bound[fld] = {b: relative_skill_from_rows(runs, b, [_label(s) for s in real], "best payoff", cfg.bootstrap,
+        runs = field_runs_of(fld, real)
+        labels_ = [k for k in runs]
+        tiers[fld] = {b: learning_tiers(runs, b, labels_, cfg.split) for b in beginners}
+        bound[fld] = {b: relative_skill_from_rows(runs, b, labels_, "best payoff", cfg.bootstrap,
                                                   cfg.seed, split=cfg.split, ceiling=best_payoff)
                       for b in beginners}
     for fld in [f for f in dict.fromkeys([cfg.field_agent, "random"]) if f in cfg.oracle_fields] if oracle else ():
-        runs = {_label(s): one_seat(fld, s) for s in names}
+        runs = field_runs_of(fld, names)
+        labels_ = [k for k in runs if k != _label(oracle)]
         if cfg.certify:
             runs[_label(oracle)], certification[fld] = certify_oracle(cfg, ruleset, oracle, fld, runs, real, play)
         skill_by_beginner[fld] = {
-            b: relative_skill_from_rows(runs, b, [_label(s) for s in real], _label(oracle), cfg.bootstrap,
-                                        cfg.seed, split=cfg.split)
+            b: relative_skill_from_rows(runs, b, labels_, _label(oracle), cfg.bootstrap, cfg.seed, split=cfg.split)
             for b in beginners}
         skill[fld] = skill_by_beginner[fld][beginners[0]]
     seats = {_label(s): seat_effects(rows[f"copies-{_label(s)}"]) for s in copies_}
@@ -259,6 +286,8 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "relative_skill_by_beginner": skill_by_beginner, "relative_skill_bound": bound,
             "learning_tiers": tiers,
             "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
+            "best_response": {fld: {"spec": spec, "steps": cfg.best_response_steps}
+                              for fld, spec in responders.items()},
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
 
@@ -293,6 +322,37 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
     return rows_, {"spec": spec, "budgets": budgets, "random_effect": effects, "best": best,
                    "gains": [{k: g[k] for k in ("diff", "lo", "hi", "deals")} for g in gains],
                    "certified": done, "tol": cfg.certify_tol, "rule": "paired"}
+
+
+#: the label of the best response skill_luck trains in each field (``--best-response-steps``)
+BEST_RESPONSE = "best-response"
+
+
+def best_response(cfg: Config, ruleset: str, fld: str, progress: bool = True) -> str:
+    """Train (or continue, or reuse) a best response to the field ``fld``: a fresh ``train_ppo`` network, one
+    learner seat against ``fld`` in every other seat, no self-play and no snapshots of itself, for
+    ``cfg.best_response_steps`` engine steps from ``cfg.seed``; the palace rulesets keep a ``ready`` floor of 0.05
+    in setup (without it a best response can learn to stall there until the training cap pays it). Returns the
+    ``ppo`` spec that plays it. Its run is ``<run>/best-response/<ruleset>-<field>/``: a rerun continues it to the
+    steps asked for (a finished run trains no further), and a run killed before its first checkpoint starts
+    again."""
+    from experiments import train_ppo as TP
+    from shedders.envs.family import family_of
+
+    out = Path(cfg.out) / cfg.run_name() / "best-response"
+    name = f"{ruleset}-{fld}"
+    run_dir = out / name
+    ckpt = run_dir / "checkpoint.pt"
+    if run_dir.is_dir() and not ckpt.exists():  # killed before its first checkpoint: nothing kept to lose
+        for f in sorted(run_dir.rglob("*"), reverse=True):
+            f.unlink() if f.is_file() else f.rmdir()
+    floor = 0.05 if family_of(ruleset).setup_phase else 0.0
+    tcfg = TP.Config.for_ruleset(ruleset, players=cfg.players, pool=[fld], self_play=0.0, learner_seats=1,
+                                 pool_snapshots=0, snapshot_every=0, total_steps=cfg.best_response_steps,
+                                 seed=cfg.seed, ready_floor=floor, eval_every=0, eval_deals=0, out=str(out),
+                                 name=name, cap_rule="most_cards")
+    TP.train(tcfg, resume=ckpt.exists(), progress=progress)
+    return f"ppo:checkpoint={ckpt}+temperature={cfg.best_response_temperature}"
 
 
 def _available(spec: str, ruleset: str) -> bool:

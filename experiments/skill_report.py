@@ -136,6 +136,12 @@ def _tier_table(r: dict) -> list[str]:
                   "skill."),
              "",
              "| field | beginner | player | learning effect (95%) |", "|---|---|---|---|"]
+    trained = r.get("best_response") or {}
+    if trained:
+        steps = next(iter(trained.values()))["steps"]
+        lines[1] += (f" `best-response`: a network trained from scratch against that field alone (`train_ppo`, "
+                     f"{steps:,} engine steps, one learner seat), the strongest player its own opponents can "
+                     "teach.")
     for fld, by_b in tiers.items():
         for b, rows in by_b.items():
             for x in rows:

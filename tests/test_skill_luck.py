@@ -426,3 +426,34 @@ def test_learning_tiers_order_the_players_and_show_where_the_effect_stops_rising
     assert tiers[0]["player"] == "weak" and {t["player"] for t in tiers[1:]} == {"strong", "strong2"}
     a, b = tiers[1], tiers[2]
     assert a["lo"] < b["learning_effect"] < a["hi"] and tiers[0]["hi"] < a["lo"]
+
+
+@pytest.mark.slow
+def test_a_best_response_is_trained_per_field_and_a_rerun_reuses_it(tmp_path):
+    """--best-response-steps trains one network per field (random and the reference field) from scratch against
+    that field, and each joins its field's real players as ``best-response``: in the field tables, the learning
+    tiers and the relative skill's choice of the best real player. A rerun finds the finished runs and trains no
+    further (the checkpoints are untouched); a real player may not take the best response's name."""
+    args = TINY + ["--best-response-steps", "1000", "--out", str(tmp_path)]
+    rep = S.main(args)
+    r = rep["rulesets"][0]
+    assert S.BEST_RESPONSE in r["field_random"] and S.BEST_RESPONSE in r["field_reference"]
+    for fld in ("random", "greedy"):
+        assert S.BEST_RESPONSE in {t["player"] for t in r["learning_tiers"][fld]["random"]}
+        assert S.BEST_RESPONSE in r["relative_skill_by_beginner"][fld]["random"]["means"]  # a candidate best
+        assert S.BEST_RESPONSE in r["relative_skill_bound"][fld]["random"]["means"]
+        assert r["best_response"][fld]["spec"].startswith("ppo:checkpoint=")
+    ckpts = sorted((tmp_path / "skill_luck-4p-seed0" / "best-response").glob("*/checkpoint.pt"))
+    assert [c.parent.name for c in ckpts] == ["fatality-greedy", "fatality-random"]
+    import torch
+    steps = [torch.load(c, weights_only=False)["counters"]["global_step"] for c in ckpts]
+    assert min(steps) >= 1000
+    report = (ckpts[0].parents[2] / "report.md").read_text()
+    assert "a network trained from scratch against that field alone" in report
+    stamps = [c.stat().st_mtime_ns for c in ckpts]
+    again = S.main(args)
+    assert [c.stat().st_mtime_ns for c in ckpts] == stamps
+    assert again["rulesets"][0]["field_random"][S.BEST_RESPONSE] == r["field_random"][S.BEST_RESPONSE]
+    with pytest.raises(ValueError, match="best-response"):
+        S.measure_ruleset(S.Config(rulesets=["fatality"], agents=["random", "best-response"], out=str(tmp_path)),
+                          "fatality", progress=False)

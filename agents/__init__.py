@@ -8,8 +8,9 @@ Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fat
 ``experiments.train_ppo``: ``ppo:checkpoint=PATH``, default the committed one for the ruleset), ``guided`` (the
 determinized search over a network: its policy as prior and rollout policy, its value or critic at the leaves;
 palace rulesets, engine state needed; ``agents/guided.py``), ``champion`` (the strongest of them per table,
-``agents/champion.py``) and ``learned`` (the strongest network per table, from the observation alone,
-``agents/learned.py``). omg has its own
+``agents/champion.py``), ``learned`` (the strongest network per table, from the observation alone,
+``agents/learned.py``) and ``fictive`` (a ``train_ppo --view full`` network that reads every seat's observation: a
+fictive player for skill versus luck, ``agents/fictive.py``). omg has its own
 ``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
 ``make_spec("search:budget=64")`` builds an agent from a command-line spec. A spec may also name a class written
 outside this package (``my_pkg.my_module:MyAgent``, ``path/to/file.py:MyAgent``, each optionally followed by
@@ -48,6 +49,13 @@ def _guided_agent(ruleset: str = "core", num_players: int = 4, seed: int | None 
     return GuidedSearchAgent(ruleset, num_players, seed=seed, **options)
 
 
+def _fictive_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """``agents.fictive.FictiveAgent``, imported on first use (it needs torch)."""
+    from agents.fictive import FictiveAgent
+
+    return FictiveAgent(ruleset, num_players, seed=seed, **options)
+
+
 def _learned_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """``agents.learned.LearnedAgent``, imported on first use (it needs torch)."""
     from agents.learned import LearnedAgent
@@ -56,7 +64,7 @@ def _learned_agent(ruleset: str = "core", num_players: int = 4, seed: int | None
 
 
 _LAZY = {_ppo_agent: ("agents.ppo", "PPOAgent"), _guided_agent: ("agents.guided", "GuidedSearchAgent"),
-         _learned_agent: ("agents.learned", "LearnedAgent")}
+         _learned_agent: ("agents.learned", "LearnedAgent"), _fictive_agent: ("agents.fictive", "FictiveAgent")}
 
 
 def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when first asked for
@@ -70,7 +78,7 @@ OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpe
               "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent, "learned": _learned_agent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent, "guided": _guided_agent, "champion": ChampionAgent,
-            "learned": _learned_agent}
+            "learned": _learned_agent, "fictive": _fictive_agent}
 #: each family's agents (``REGISTRY`` is the palace family's and names every agent)
 AGENTS_BY_FAMILY = {"palace": REGISTRY, "omg": OMG_AGENTS}
 

@@ -253,6 +253,7 @@ def check_flag(value, name: str) -> bool:
 
 class PPOAgent(Agent):
     name = "ppo"
+    view = "own"  # what its network reads (train_ppo --view): its seat's observation
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
                  checkpoint: str | None = None, sample: bool = True, temperature: float = 1.0, device: str = "cpu",
@@ -271,6 +272,9 @@ class PPOAgent(Agent):
         if cfg["players"] != num_players or not same_game(cfg["ruleset"], ruleset, num_players, **options):
             raise ValueError(f"{path} was trained for {cfg['ruleset']} at {cfg['players']} players, not "
                              f"{ruleset} at {num_players}")
+        if cfg.get("view", "own") != self.view:
+            raise ValueError(f"{path} was trained with --view {cfg.get('view', 'own')}: it plays as "
+                             f"{'fictive' if cfg.get('view') == 'full' else 'ppo'}, not {self.name}")
         self.model = policy_from(ck, device)
         self.model.eval()
         self.device = device

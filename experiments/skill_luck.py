@@ -138,7 +138,12 @@ class Config:
     kept in the run directory's ``best-response/`` and a rerun continues it instead of training again"""
     best_response_temperature: float = 0.1
     """the best response plays its policy sampled at this temperature (0.1: what the best responses of
-    ``experiments/RESULTS.md``'s exploitability section chose on their selection deals)"""
+    ``experiments/RESULTS.md``'s exploitability section chose on their selection deals); the fictive network too"""
+    fictive_steps: int = 0
+    """train a second fictive player in each of --oracle-fields: a network that reads every seat's observation
+    (``train_ppo --view full``, the ``fictive`` agent) trained from scratch for this many engine steps against the
+    field alone, as the best response is (0: none; palace rulesets). The bracket's upper end is then the relative
+    skill with the stronger of the two fictive players, chosen on the even deals"""
 
     def run_name(self) -> str:
         return self.name or f"skill_luck-{self.players}p-seed{self.seed}"
@@ -204,13 +209,18 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
     copies_ = [a for a in cfg.copies if _available(a, ruleset)]
     if len(real) < 2 or not _available(cfg.field_agent, ruleset):
         raise ValueError(f"{ruleset}: need two real agents and the field agent available; have {real}")
-    if BEST_RESPONSE in [_label(a) for a in real]:
-        raise ValueError(f"{BEST_RESPONSE!r} names the trained best response; no real player may take it")
+    if {BEST_RESPONSE, FICTIVE} & {_label(a) for a in real}:
+        raise ValueError(f"{BEST_RESPONSE!r} and {FICTIVE!r} name the trained networks; no real player may take "
+                         "them")
     names = [*real, *([oracle] if oracle else [])]
     fields = list(dict.fromkeys(["random", cfg.field_agent]))
     # a best response trained from scratch against each field: a real player of that field only
     responders = {fld: best_response(cfg, ruleset, fld, progress) for fld in fields} if cfg.best_response_steps \
         else {}
+    # a perfect-information network trained against each oracle field: a second fictive player there
+    fictives = ({fld: best_response(cfg, ruleset, fld, progress, view="full")
+                 for fld in fields if fld in cfg.oracle_fields}
+                if cfg.fictive_steps and "fictive" in agents_pkg.offered_agents(ruleset) else {})
     # fields of copies (also the field of random for random, and of the reference field for itself)
     for spec in dict.fromkeys([*copies_, "random", cfg.field_agent]):
         play(f"copies-{_label(spec)}", [spec], [0] * n)
@@ -224,6 +234,8 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
                 play(f"field-{fld}-{_label(spec)}", [seat, fld], [0] + [1] * (n - 1))
         if fld in responders:
             play(f"field-{fld}-{BEST_RESPONSE}", [responders[fld], fld], [0] + [1] * (n - 1))
+        if fld in fictives:
+            play(f"field-{fld}-{FICTIVE}", [fictives[fld], fld], [0] + [1] * (n - 1))
     # all real agents at one table, every hand played by each (measures 3 and 4)
     play("all", list(real), None)
 
@@ -268,6 +280,19 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             b: relative_skill_from_rows(runs, b, labels_, _label(oracle), cfg.bootstrap, cfg.seed, split=cfg.split)
             for b in beginners}
         skill[fld] = skill_by_beginner[fld][beginners[0]]
+    fictive_skill, stronger = {}, {}
+    for fld in fictives:
+        runs = {**field_runs_of(fld, real), FICTIVE: rows[f"field-{fld}-{FICTIVE}"]}
+        labels_ = [k for k in runs if k != FICTIVE]
+        fictive_skill[fld] = {b: relative_skill_from_rows(runs, b, labels_, FICTIVE, cfg.bootstrap, cfg.seed,
+                                                          split=cfg.split) for b in beginners}
+        stronger[fld] = FICTIVE
+        if oracle and fld in skill_by_beginner:  # the stronger fictive player on the choosing deals
+            keys, mine = per_deal_reward(runs[FICTIVE], 0)
+            theirs = per_deal_reward(one_seat(fld, oracle) if not certification.get(fld) else
+                                     rows[f"field-{fld}-oracle-b{certification[fld]['budgets'][-1]}"], 0)[1]
+            pick = keys % 2 == 0 if cfg.split else np.ones(len(keys), bool)
+            stronger[fld] = FICTIVE if mine[pick].mean() > theirs[pick].mean() else _label(oracle)
     seats = {_label(s): seat_effects(rows[f"copies-{_label(s)}"]) for s in copies_}
     capped = {tag: float(summaries[tag]["truncated_share"]) for tag in summaries}
     labels = [_label(s) for s in real]
@@ -288,6 +313,9 @@ def measure_ruleset(cfg: Config, ruleset: str, progress: bool = True) -> dict:
             "best_payoff": best_payoff, "certification": certification, "seat_effects": seats,
             "best_response": {fld: {"spec": spec, "steps": cfg.best_response_steps}
                               for fld, spec in responders.items()},
+            "fictive_network": {fld: {"spec": fictives[fld], "steps": cfg.fictive_steps,
+                                      "relative_skill": fictive_skill[fld], "stronger": stronger[fld]}
+                                for fld in fictives},
             "capped": capped, "capped_max": max(capped.values()),
             "mean_length": summaries["all"]["mean_length"], "truncated_share": summaries["all"]["truncated_share"]}
 
@@ -326,20 +354,24 @@ def certify_oracle(cfg: Config, ruleset: str, oracle: str, fld: str, runs: dict,
 
 #: the label of the best response skill_luck trains in each field (``--best-response-steps``)
 BEST_RESPONSE = "best-response"
+#: the label of the perfect-information network it trains in each oracle field (``--fictive-steps``)
+FICTIVE = "fictive"
 
 
-def best_response(cfg: Config, ruleset: str, fld: str, progress: bool = True) -> str:
+def best_response(cfg: Config, ruleset: str, fld: str, progress: bool = True, view: str = "own") -> str:
     """Train (or continue, or reuse) a best response to the field ``fld``: a fresh ``train_ppo`` network, one
     learner seat against ``fld`` in every other seat, no self-play and no snapshots of itself, for
     ``cfg.best_response_steps`` engine steps from ``cfg.seed``; the palace rulesets keep a ``ready`` floor of 0.05
     in setup (without it a best response can learn to stall there until the training cap pays it). Returns the
     ``ppo`` spec that plays it. Its run is ``<run>/best-response/<ruleset>-<field>/``: a rerun continues it to the
     steps asked for (a finished run trains no further), and a run killed before its first checkpoint starts
-    again."""
+    again. ``view="full"``: the network reads every seat's observation (``train_ppo --view full``), a fictive
+    player, for ``cfg.fictive_steps``, in ``<run>/fictive/`` and played by the ``fictive`` agent."""
     from experiments import train_ppo as TP
     from shedders.envs.family import family_of
 
-    out = Path(cfg.out) / cfg.run_name() / "best-response"
+    full = view == "full"
+    out = Path(cfg.out) / cfg.run_name() / ("fictive" if full else "best-response")
     name = f"{ruleset}-{fld}"
     run_dir = out / name
     ckpt = run_dir / "checkpoint.pt"
@@ -348,11 +380,12 @@ def best_response(cfg: Config, ruleset: str, fld: str, progress: bool = True) ->
             f.unlink() if f.is_file() else f.rmdir()
     floor = 0.05 if family_of(ruleset).setup_phase else 0.0
     tcfg = TP.Config.for_ruleset(ruleset, players=cfg.players, pool=[fld], self_play=0.0, learner_seats=1,
-                                 pool_snapshots=0, snapshot_every=0, total_steps=cfg.best_response_steps,
+                                 pool_snapshots=0, snapshot_every=0, view=view,
+                                 total_steps=cfg.fictive_steps if full else cfg.best_response_steps,
                                  seed=cfg.seed, ready_floor=floor, eval_every=0, eval_deals=0, out=str(out),
                                  name=name, cap_rule="most_cards")
     TP.train(tcfg, resume=ckpt.exists(), progress=progress)
-    return f"ppo:checkpoint={ckpt}+temperature={cfg.best_response_temperature}"
+    return f"{'fictive' if full else 'ppo'}:checkpoint={ckpt}+temperature={cfg.best_response_temperature}"
 
 
 def _available(spec: str, ruleset: str) -> bool:

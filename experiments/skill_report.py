@@ -92,9 +92,12 @@ def _bounds_table(report: dict) -> list[str]:
                   " games at the ply cap over the ruleset's tournaments. The bracket: the true fictive player "
                   "(who knows every chance outcome and best-responds) scores at most the best payoff and at least "
                   "any feasible oracle, so relative skill lies between the lower bound and the oracle's value; "
-                  "each end carries its own interval, and a stronger oracle narrows it from above."), "",
-             ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | lower bound (95%) "
-              "| bracket | oracle budget | capped |"), "|---|---|---|---|---|---|---|---|---|"]
+                  "each end carries its own interval, and a stronger oracle narrows it from above. The fictive "
+                  "network (where trained: `--fictive-steps`) is a second feasible fictive player, a network that "
+                  "reads every seat's observation, trained against the field; the bracket's upper end is then the "
+                  "relative skill with the stronger of the two on the even deals."), "",
+             ("| ruleset | field | beginner | best real | relative skill, oracle (95%) | fictive network (95%) "
+              "| lower bound (95%) | bracket | oracle budget | capped |"), "|---" * 10 + "|"]
     for r in report["rulesets"]:
         for fld, by_b in r.get("relative_skill_bound", {}).items():
             c = r.get("certification", {}).get(fld)
@@ -106,6 +109,7 @@ def _bounds_table(report: dict) -> list[str]:
                         + (f"; {gains}" if gains else "") + ")")
             else:
                 btxt = "as given" if fld in r.get("relative_skill_by_beginner", {}) else "not played"
+            net = r.get("fictive_network", {}).get(fld)
             for b, lb in by_b.items():
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
                 orc, bracket = "n/a", f"[{lb['relative_skill']:.2f}, 1] (no oracle played)"
@@ -113,7 +117,16 @@ def _bounds_table(report: dict) -> list[str]:
                     note = f" ({x['note']})" if x.get("note") else ""
                     orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
                     bracket = f"[{lb['relative_skill']:.2f}, {x['relative_skill']:.2f}]"
-                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} "
+                fic = "n/a"
+                if net:
+                    y = net["relative_skill"][b]
+                    fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + (f" ({y['note']})" if y.get("note")
+                                                                             else "")
+                    if net["stronger"] == "fictive" or not x:
+                        bracket = f"[{lb['relative_skill']:.2f}, {y['relative_skill']:.2f}] (fictive network)"
+                    else:
+                        bracket += " (oracle)"
+                lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {fic} "
                              f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {bracket} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     return lines

@@ -57,9 +57,11 @@ from experiments.runlog import as_tuples, forget_after, log_row, read_rows, tens
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
+from shedders.rules import lookup
 
 READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
 CRITICS = ("shared", "full")  # --critic
+VIEWS = ("own", "full")  # --view
 
 
 @dataclass
@@ -139,6 +141,11 @@ class Config:
     # the same returns, and the checkpoint plays as a ppo agent (and as a guided one, with this critic).
     critic: str = "shared"
     critic_hidden: int = 256  # width of the full critic's two hidden layers
+    # what the policy reads: "own", its seat's observation (a real player); "full", every seat's observation, its
+    # own first (full_view: every hand, not the face-down cards), which makes it a fictive player that knows the
+    # other hands, for skill versus luck. Palace rulesets, against a fixed pool only (no self-play, no snapshots,
+    # no teacher); it plays as the ``fictive`` agent, which needs the engine state.
+    view: str = "own"
 
     def run_name(self) -> str:
         return self.name or f"ppo-{self.ruleset}-{self.players}p-seed{self.seed}"
@@ -219,6 +226,9 @@ def matching_checkpoint(path: Path, cfg: Config, resume_of: bool = False) -> dic
         raise ValueError(f"{path} was trained for {got[0]}, {got[1]} players, hidden {got[2]}, squash_obs "
                          f"{got[3]}; "
                          f"this run asks for {cfg.ruleset}, {cfg.players}, {cfg.hidden}, {cfg.squash_obs}")
+    if saved.get("view", "own") != cfg.view:
+        raise ValueError(f"{path} was trained with --view {saved.get('view', 'own')}; this run asks for --view "
+                         f"{cfg.view}")
     if resume_of and (saved.get("critic", "shared"), saved.get("critic_hidden", cfg.critic_hidden)) != (
             cfg.critic, cfg.critic_hidden):
         raise ValueError(f"{path} was trained with --critic {saved.get('critic', 'shared')} (hidden "
@@ -344,6 +354,14 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {cfg.critic!r}")
     if cfg.critic_hidden < 1:
         raise ValueError(f"critic_hidden must be positive, got {cfg.critic_hidden}")
+    if cfg.view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {cfg.view!r}")
+    if cfg.view == "full":
+        if lookup(cfg.ruleset).family != "palace":
+            raise ValueError(f"--view full: the fictive agent plays the palace rulesets, not {cfg.ruleset}")
+        if cfg.self_play > 0 or cfg.pool_snapshots or cfg.teacher or cfg.critic != "shared":
+            raise ValueError("--view full trains a fictive player against a fixed pool: it needs --self-play 0, "
+                             "--pool-snapshots 0, no --teacher and --critic shared (the policy sees every hand)")
 
 
 @dataclass
@@ -367,7 +385,8 @@ class Run:
 
     def new_policy(self, obs_size: int, num_actions: int) -> Policy:
         cfg = self.cfg
-        return Policy(obs_size, num_actions, cfg.hidden, cfg.squash_obs).to(self.device)
+        size = obs_size * (cfg.players if cfg.view == "full" else 1)  # a fictive policy reads every seat's
+        return Policy(size, num_actions, cfg.hidden, cfg.squash_obs).to(self.device)
 
     def save(self) -> None:
         save_checkpoint(self.checkpoint, self.model, self.optimizer, self.cfg, self.counters, self.pool_states,
@@ -392,7 +411,8 @@ def open_run(cfg: Config, resume: bool) -> Run:
     sizes = family_of(cfg.ruleset).sizes(shedders.make_rules(cfg.ruleset, cfg.players))
     torch.manual_seed(cfg.seed)  # before the network's initialisation: the same seed gives the same run
     random.seed(cfg.seed)
-    model = Policy(sizes[1], sizes[0], cfg.hidden, cfg.squash_obs).to(device)
+    model = Policy(sizes[1] * (cfg.players if cfg.view == "full" else 1), sizes[0], cfg.hidden,
+                   cfg.squash_obs).to(device)
     critic = (Critic(sizes[1], cfg.players, cfg.critic_hidden, cfg.squash_obs).to(device) if cfg.critic == "full"
               else None)
     params = [*model.parameters(), *(critic.parameters() if critic is not None else ())]
@@ -487,7 +507,7 @@ def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray,
     """The network's actions in the games ``mine`` (where a learner seat decides at step ``t``), recorded in
     ``buf`` with what the update needs (and the shaping potential of each seat's cards). With a full ``critic``
     the recorded value is the critic's, from every seat's observation; the action is the policy's alone."""
-    obs_t = torch.from_numpy(vg.observation[mine])
+    obs_t = torch.from_numpy(full_view(vg, seats, mine) if cfg.view == "full" else vg.observation[mine])
     idx, ok = packed_legal(vg.legal_ids[mine], vg.num_legal[mine])
     with torch.inference_mode():
         on = idx.to(device)
@@ -590,6 +610,8 @@ def bootstrap(cfg: Config, vg, run: Run, buf: Rollout) -> np.ndarray:
                 if run.critic is not None:
                     view = full_view(vg, np.full(len(open_rows), s), open_rows)
                     value = run.critic
+                elif cfg.view == "full":
+                    view, value = full_view(vg, np.full(len(open_rows), s), open_rows), run.model.value
                 else:
                     view, value = vg.observe(np.full(b, s))[open_rows], run.model.value
                 boot[open_rows, s] = value(torch.from_numpy(view).to(run.device).float()).cpu().numpy()
@@ -691,7 +713,8 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     num_updates = counters["update"] + math.ceil(steps_left / steps_per_update)
     bar = tqdm(total=num_updates, initial=counters["update"], desc=f"ppo {cfg.ruleset}", unit="update",
                disable=not progress)
-    buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, vg.observation_size, run.critic is not None)
+    seen = vg.observation_size * (cfg.players if cfg.view == "full" else 1)  # what the policy reads
+    buf = Rollout.allocate(cfg.num_steps, cfg.num_envs, cfg.players, seen, run.critic is not None)
     last = {}
     started = time.perf_counter()
     while counters["update"] < num_updates:
@@ -832,7 +855,8 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
 def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
     field = [a for a in ("greedy", "expert") if a in agents_pkg.offered_agents(cfg.ruleset)]
-    tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"ppo:checkpoint={ckpt}", *field],
+    me = "fictive" if cfg.view == "full" else "ppo"
+    tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"{me}:checkpoint={ckpt}", *field],
                   games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"),
                   name=f"update-{update:06d}",
                   ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)

@@ -457,3 +457,22 @@ def test_a_best_response_is_trained_per_field_and_a_rerun_reuses_it(tmp_path):
     with pytest.raises(ValueError, match="best-response"):
         S.measure_ruleset(S.Config(rulesets=["fatality"], agents=["random", "best-response"], out=str(tmp_path)),
                           "fatality", progress=False)
+
+
+@pytest.mark.slow
+def test_a_fictive_network_is_trained_per_oracle_field_and_brackets_with_the_oracle(tmp_path):
+    """--fictive-steps trains a network that reads every seat's observation against each oracle field: a second
+    fictive player, whose relative skill the report gives beside the oracle's, the bracket's upper end from the
+    stronger of the two on the even deals."""
+    rep = S.main(TINY + ["--fictive-steps", "1000", "--oracle-fields", "random", "--out", str(tmp_path)])
+    r = rep["rulesets"][0]
+    assert set(r["fictive_network"]) == {"random"}
+    net = r["fictive_network"]["random"]
+    assert net["spec"].startswith("fictive:checkpoint=") and net["stronger"] in ("fictive", "oracle")
+    for b in ("random", "greedy"):
+        rs = net["relative_skill"][b]
+        assert rs["fictive"] == "fictive" and "fictive" in rs["means"] and rs["deals"] == 1
+    assert (tmp_path / "skill_luck-4p-seed0" / "fictive" / "fatality-random" / "checkpoint.pt").exists()
+    report = (tmp_path / "skill_luck-4p-seed0" / "report.md").read_text()
+    upper = "fictive network" if net["stronger"] == "fictive" else "oracle"
+    assert "fictive network (95%)" in report and f"({upper})" in report

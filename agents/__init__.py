@@ -9,8 +9,9 @@ Available now: ``random``, ``greedy``, ``expert`` (seed 003's family, og and fat
 determinized search over a network: its policy as prior and rollout policy, its value or critic at the leaves;
 palace rulesets, engine state needed; ``agents/guided.py``), ``champion`` (the strongest of them per table,
 ``agents/champion.py``), ``learned`` (the strongest network per table, from the observation alone,
-``agents/learned.py``) and ``fictive`` (a ``train_ppo --view full`` network that reads every seat's observation: a
-fictive player for skill versus luck, ``agents/fictive.py``). omg has its own
+``agents/learned.py``), ``fictive`` (a ``train_ppo --view full`` network that reads every seat's observation: a
+fictive player for skill versus luck, ``agents/fictive.py``) and ``dmc`` (a Q-network of ``experiments.train_dmc``,
+Deep Monte Carlo, ``agents/dmc.py``). omg has its own
 ``greedy``, ``expert``, ``search`` and ``oracle`` (``agents/omg_*.py``), and ``random`` and ``ppo``.
 ``make_spec("search:budget=64")`` builds an agent from a command-line spec. A spec may also name a class written
 outside this package (``my_pkg.my_module:MyAgent``, ``path/to/file.py:MyAgent``, each optionally followed by
@@ -56,6 +57,13 @@ def _fictive_agent(ruleset: str = "core", num_players: int = 4, seed: int | None
     return FictiveAgent(ruleset, num_players, seed=seed, **options)
 
 
+def _dmc_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
+    """``agents.dmc.DMCAgent``, imported on first use (it needs torch)."""
+    from agents.dmc import DMCAgent
+
+    return DMCAgent(ruleset, num_players, seed=seed, **options)
+
+
 def _learned_agent(ruleset: str = "core", num_players: int = 4, seed: int | None = None, **options) -> Agent:
     """``agents.learned.LearnedAgent``, imported on first use (it needs torch)."""
     from agents.learned import LearnedAgent
@@ -64,7 +72,8 @@ def _learned_agent(ruleset: str = "core", num_players: int = 4, seed: int | None
 
 
 _LAZY = {_ppo_agent: ("agents.ppo", "PPOAgent"), _guided_agent: ("agents.guided", "GuidedSearchAgent"),
-         _learned_agent: ("agents.learned", "LearnedAgent"), _fictive_agent: ("agents.fictive", "FictiveAgent")}
+         _learned_agent: ("agents.learned", "LearnedAgent"), _fictive_agent: ("agents.fictive", "FictiveAgent"),
+         _dmc_agent: ("agents.dmc", "DMCAgent")}
 
 
 def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when first asked for
@@ -75,10 +84,11 @@ def __getattr__(name):  # ``agents.PPOAgent`` is still the class, imported when 
     raise AttributeError(f"module 'agents' has no attribute {name!r}")
 
 OMG_AGENTS = {"random": RandomAgent, "greedy": OmgGreedyAgent, "expert": OmgExpertAgent, "search": OmgSearchAgent,
-              "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent, "learned": _learned_agent}
+              "oracle": OmgOracleAgent, "ppo": _ppo_agent, "champion": ChampionAgent, "learned": _learned_agent,
+              "dmc": _dmc_agent}
 REGISTRY = {"random": RandomAgent, "greedy": GreedyAgent, "expert": ExpertAgent, "search": SearchAgent,
             "oracle": OracleAgent, "ppo": _ppo_agent, "guided": _guided_agent, "champion": ChampionAgent,
-            "learned": _learned_agent, "fictive": _fictive_agent}
+            "learned": _learned_agent, "fictive": _fictive_agent, "dmc": _dmc_agent}
 #: each family's agents (``REGISTRY`` is the palace family's and names every agent)
 AGENTS_BY_FAMILY = {"palace": REGISTRY, "omg": OMG_AGENTS}
 

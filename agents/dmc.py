@@ -58,8 +58,11 @@ def _qnet_class():
 
     class QNet(nn.Module):
         """(observation, a legal action's features) -> the return expected after that action. The observation
-        (read as ``sign(x) log(1 + |x|)`` with ``squash``) and the action's features are embedded apart, then a
-        head scores each pair; ``forward`` scores every packed legal action of each row at once."""
+        (read as ``sign(x) log(1 + |x|)`` with ``squash``) and the action's features are embedded apart; the head's
+        first layer reads both embeddings side by side, computed as the sum of its two halves (the state's once per
+        row, the actions' once per action id: ``Wh h + Wa e`` is the same layer as ``W [h, e]``), so scoring every
+        legal action of a row costs little more than scoring one. ``forward`` scores every packed legal action of
+        each row at once."""
 
         def __init__(self, obs_size: int, features: np.ndarray, hidden: int = 512, action_hidden: int = 64,
                      squash: bool = True):
@@ -69,16 +72,18 @@ def _qnet_class():
             self.state = nn.Sequential(nn.Linear(obs_size, hidden), nn.ReLU(), nn.Linear(hidden, hidden),
                                        nn.ReLU())
             self.action = nn.Sequential(nn.Linear(self.features.shape[1], action_hidden), nn.ReLU())
-            self.head = nn.Sequential(nn.Linear(hidden + action_hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+            self.head_state = nn.Linear(hidden, hidden)  # the head's first layer: its state half (with the bias)
+            self.head_action = nn.Linear(action_hidden, hidden, bias=False)  # and its action half
+            self.out = nn.Linear(hidden, 1)
 
         def embed(self, x):
             return self.state(torch.sign(x) * torch.log1p(x.abs()) if self.squash else x)
 
         def forward(self, x, idx, valid=None):
             """(rows, K) values of the packed actions ``idx`` (``legal_index``) of each row; -inf at padding."""
-            h = self.embed(x)
-            e = self.action(self.features[idx])  # (rows, K, action_hidden)
-            q = self.head(torch.cat([h[:, None, :].expand(-1, idx.shape[1], -1), e], dim=2)).squeeze(-1)
+            hs = self.head_state(self.embed(x))  # (rows, hidden)
+            ha = self.head_action(self.action(self.features))  # (actions, hidden): every action id once
+            q = self.out(torch.relu(hs[:, None, :] + ha[idx])).squeeze(-1)
             return q if valid is None else q.masked_fill(~valid, -torch.inf)
 
         def chosen(self, x, actions):

@@ -52,7 +52,7 @@ def test_each_sample_is_regressed_on_the_return_its_seat_collected_after_it():
     assert act.tolist() == [5, 7] and tgt.tolist() == [1.0, 0.75] and obs[1].tolist() == [1, 1, 1]
 
 
-@pytest.mark.parametrize("ruleset", ["core", "omg"])
+@pytest.mark.parametrize("ruleset", ["core", pytest.param("omg", marks=pytest.mark.slow)])
 def test_a_tiny_run_is_finite_its_checkpoint_plays_and_resume_keeps_the_counters(tmp_path, ruleset):
     out = run(tmp_path, "--ruleset", ruleset, "--total-steps", "3000")
     rows = read_rows(tmp_path / "tiny" / "progress.csv")

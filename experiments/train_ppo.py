@@ -57,7 +57,6 @@ from experiments.runlog import as_tuples, forget_after, log_row, read_rows, tens
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
-from shedders.rules import lookup
 
 READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
 CRITICS = ("shared", "full")  # --critic
@@ -357,7 +356,7 @@ def check_config(cfg: Config) -> None:
     if cfg.view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {cfg.view!r}")
     if cfg.view == "full":
-        if lookup(cfg.ruleset).family != "palace":
+        if "fictive" not in agents_pkg.offered_agents(cfg.ruleset):
             raise ValueError(f"--view full: the fictive agent plays the palace rulesets, not {cfg.ruleset}")
         if cfg.self_play > 0 or cfg.pool_snapshots or cfg.teacher or cfg.critic != "shared":
             raise ValueError("--view full trains a fictive player against a fixed pool: it needs --self-play 0, "

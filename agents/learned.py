@@ -4,7 +4,7 @@ engine state).
     agent = agents.make("learned", ruleset="core", num_players=4)
 
 It is the table's network in ``NETWORKS`` where one is there: a network that beat the table's committed ``ppo`` on
-fresh duplicate deals (core at 4 players: the champion's search distilled into a network by
+fresh duplicate deals (core and fatality at 4 players: the champion's search distilled into a network by
 ``experiments.train_distill``, played at temperature 0.1; house without toggles plays core's). Elsewhere it is the
 committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
 ``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
@@ -52,6 +52,12 @@ NETWORKS: dict[tuple[str, int], Network] = {
             "champion:time_budget=0.005, then refit): against three expert on 500 fresh deals +0.095 [+0.074, "
             "+0.115] a game, the committed ppo +0.056 [+0.035, +0.077], paired +0.039 [+0.010, +0.067]; two "
             "against two with ppo +0.055 [+0.042, +0.069] a seat (seed 8801)"),
+    ("fatality", 4): Network(
+        "distill-fatality-4p.pt", temperature=0.1,
+        why="the search distilled (experiments.train_distill: 8 DAgger rounds, 693,598 decisions labelled by "
+            "champion:time_budget=0.005, then refit on the 665,160 not held out): against three expert on 500 fresh "
+            "deals +0.256 [+0.227, +0.284] a game, the committed ppo +0.108 [+0.078, +0.138], paired +0.148 "
+            "[+0.110, +0.186]; two against two with ppo +0.088 [+0.070, +0.107] a seat (seed 8801)"),
 }
 
 

@@ -55,8 +55,8 @@ NETWORKS: dict[tuple[str, int], Network] = {
     ("fatality", 4): Network(
         "distill-fatality-4p.pt", temperature=0.1,
         why="the search distilled (experiments.train_distill: 8 DAgger rounds, 693,598 decisions labelled by "
-            "champion:time_budget=0.005, then refit on the 665,160 not held out): against three expert on 500 fresh "
-            "deals +0.256 [+0.227, +0.284] a game, the committed ppo +0.108 [+0.078, +0.138], paired +0.148 "
+            "champion:time_budget=0.005, then refit on the 665,160 not held out): against three expert on 500 "
+            "fresh deals +0.256 [+0.227, +0.284] a game, the committed ppo +0.108 [+0.078, +0.138], paired +0.148 "
             "[+0.110, +0.186]; two against two with ppo +0.088 [+0.070, +0.107] a seat (seed 8801)"),
 }
 

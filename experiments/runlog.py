@@ -1,19 +1,22 @@
-"""A training run's logs, shared by ``train_ppo`` and ``train_exit``: one CSV row per update (its header widened
-when
-a column appears), the same numbers as TensorBoard scalars when TensorBoard is installed, and the clean-up that
-lets a killed run resume with each update logged once.
+"""A training run's logs and command line, shared by the training scripts (``train_ppo``, ``train_exit``,
+``train_distill``, ``train_dmc``): one CSV row per update (its header widened when a column appears), the same
+numbers as TensorBoard scalars when TensorBoard is installed, the clean-up that lets a killed run resume with each
+update logged once, and the command's way of ending.
 
     writer = tensorboard_writer(run_dir, resumed_at=None)
     log_row(run_dir / "progress.csv", {"update": 1, "global_step": 32768, "loss": 0.4}, writer)
     forget_after(run_dir, last_update)      # on --resume: rows, events and evaluations past the checkpoint
+    run_command(train, cfg, resume, quiet, unit="update", files="checkpoint.pt, progress.csv")
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import shutil
+import sys
 from pathlib import Path
 
 LOGS = ("progress.csv", "eval.csv")  # the CSV logs of a run, one row per update (evaluations: per evaluation)
@@ -97,3 +100,29 @@ def read_rows(path: Path) -> list[dict]:
     """The rows of a CSV log, as dicts of strings."""
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def run_command(train, cfg, resume: bool, quiet: bool, unit: str = "update", files: str = "checkpoint.pt, "
+                "progress.csv", interrupted: str = "") -> dict:
+    """A training script's command around ``train(cfg, resume=..., progress=...)``: a bad setting ends in one line
+    (``error: ...``, exit 2, before anything is written); an interrupt says what is kept and that the same command
+    with ``--resume`` continues (``interrupted``, else the checkpoint's last ``unit``; exit 130); a finished run
+    prints its last progress row and what it wrote."""
+    try:
+        out = train(cfg, resume=resume, progress=not quiet)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        if not interrupted:
+            from agents.ppo import load_file
+
+            ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
+            interrupted = (f"the last checkpoint ({unit} {load_file(ckpt)['counters'][unit]}) is {ckpt}; the same "
+                           "command with --resume continues from it" if ckpt.exists()
+                           else "no checkpoint was written yet")
+        print(f"\ninterrupted: {interrupted}", file=sys.stderr)
+        raise SystemExit(130) from None
+    print(json.dumps(out["last"], indent=1, default=float))
+    print(f"wrote {out['run_dir']}/ ({files})")
+    return out

@@ -44,7 +44,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -58,7 +57,7 @@ import shedders
 from agents.base import act_in
 from agents.ppo import load_file, policy_from, same_game, save_file
 from experiments import ray_backend
-from experiments.runlog import as_tuples, log_row, trim_log
+from experiments.runlog import as_tuples, log_row, run_command, trim_log
 from experiments.train_exit import Players
 from experiments.train_ppo import set_threads
 from shedders.commandline import build_parser, config_from
@@ -557,18 +556,9 @@ def parse_args(argv=None) -> tuple[Config, bool, bool]:
 
 def main(argv=None) -> dict:
     cfg, resume, quiet = parse_args(argv)
-    try:
-        out = train(cfg, resume=resume, progress=not quiet)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: the finished chunks and rounds are kept in {Path(cfg.out) / cfg.run_name()}; the "
-              f"same command with --resume continues", file=sys.stderr)
-        raise SystemExit(130) from None
-    print(json.dumps(out["last"], indent=1, default=float))
-    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv, data/)")
-    return out
+    return run_command(train, cfg, resume, quiet, files="checkpoint.pt, progress.csv, data/",
+                       interrupted=f"the finished chunks and rounds are kept in {Path(cfg.out) / cfg.run_name()}; "
+                                   "the same command with --resume continues")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,7 +36,7 @@ import shedders
 from agents.dmc import QNet, action_features
 from agents.ppo import load_file, packed_legal, save_file
 from experiments import tournament as T
-from experiments.runlog import as_tuples, forget_after, log_row, tensorboard_writer
+from experiments.runlog import as_tuples, forget_after, log_row, run_command, tensorboard_writer
 from experiments.train_ppo import Opponents, set_threads
 from shedders.commandline import build_parser, config_from
 from shedders.envs.family import family_of
@@ -281,21 +280,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--resume", action="store_true", help="continue the run in runs/<name>/ from its checkpoint")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    cfg = config_from(Config, args)
-    try:
-        out = train(cfg, resume=args.resume, progress=not args.quiet)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
-        kept = (f"the last checkpoint (update {load_file(ckpt)['counters']['update']}) is {ckpt}; the same "
-                "command with --resume continues from it" if ckpt.exists() else "no checkpoint was written yet")
-        print(f"\ninterrupted: {kept}", file=sys.stderr)
-        raise SystemExit(130) from None
-    print(json.dumps(out["last"], indent=1, default=float))
-    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv)")
-    return out
+    return run_command(train, config_from(Config, args), args.resume, args.quiet)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -66,7 +65,7 @@ from agents.base import act_in
 from agents.guided import Critic, GuidedSearchAgent
 from agents.ppo import default_checkpoint, legal_index, load_file, packed_legal, policy_from, same_game, save_file
 from experiments import ray_backend
-from experiments.runlog import as_tuples, log_row, trim_log
+from experiments.runlog import as_tuples, log_row, run_command, trim_log
 from experiments.train_ppo import set_threads
 from shedders.commandline import build_parser, config_from
 from shedders.engine.palace.layout import PH_OVER, PH_SETUP
@@ -562,20 +561,7 @@ def parse_args(argv=None) -> tuple[Config, bool, bool]:
 
 def main(argv=None) -> dict:
     cfg, resume, quiet = parse_args(argv)
-    try:
-        out = train(cfg, resume=resume, progress=not quiet)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
-        kept = (f"the last checkpoint (round {load_file(ckpt)['counters']['round']}) is {ckpt}; the same command "
-                f"with --resume continues from it" if ckpt.exists() else "no checkpoint was written yet")
-        print(f"\ninterrupted: {kept}", file=sys.stderr)
-        raise SystemExit(130) from None
-    print(json.dumps(out["last"], indent=1, default=float))
-    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv)")
-    return out
+    return run_command(train, cfg, resume, quiet, unit="round")
 
 
 if __name__ == "__main__":

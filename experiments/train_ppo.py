@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import random
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -53,7 +52,7 @@ from agents.ppo import (
     save_file,
 )
 from experiments import tournament as T
-from experiments.runlog import as_tuples, forget_after, log_row, read_rows, tensorboard_writer
+from experiments.runlog import as_tuples, forget_after, log_row, read_rows, run_command, tensorboard_writer
 from shedders.commandline import build_parser, config_from
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
@@ -929,29 +928,21 @@ def parse_args(argv=None) -> tuple[Config, bool, bool]:
     return config_from(Config, args), args.resume, args.quiet
 
 
+def checked_train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
+    """``train`` after the command line's checks of the rules and the agents it names."""
+    shedders.make_rules(cfg.ruleset, cfg.players)
+    for spec in cfg.pool:
+        name = agents_pkg.parse_agent(spec)[0]
+        if name not in agents_pkg.offered_agents(cfg.ruleset):
+            raise ValueError(f"unknown pool agent {name!r} for {cfg.ruleset}")
+    if cfg.teacher and agents_pkg.parse_agent(cfg.teacher)[0] not in agents_pkg.offered_agents(cfg.ruleset):
+        raise ValueError(f"unknown teacher agent {cfg.teacher!r} for {cfg.ruleset}")
+    return train(cfg, resume=resume, progress=progress)
+
+
 def main(argv=None) -> dict:
     cfg, resume, quiet = parse_args(argv)
-    try:
-        shedders.make_rules(cfg.ruleset, cfg.players)
-        for spec in cfg.pool:
-            name = agents_pkg.parse_agent(spec)[0]
-            if name not in agents_pkg.offered_agents(cfg.ruleset):
-                raise ValueError(f"unknown pool agent {name!r} for {cfg.ruleset}")
-        if cfg.teacher and agents_pkg.parse_agent(cfg.teacher)[0] not in agents_pkg.offered_agents(cfg.ruleset):
-            raise ValueError(f"unknown teacher agent {cfg.teacher!r} for {cfg.ruleset}")
-        out = train(cfg, resume=resume, progress=not quiet)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        ckpt = Path(cfg.out) / cfg.run_name() / "checkpoint.pt"
-        kept = (f"the last checkpoint (update {load_checkpoint(ckpt)['counters']['update']}) is {ckpt}; the same "
-                f"command with --resume continues from it" if ckpt.exists() else "no checkpoint was written yet")
-        print(f"\ninterrupted: {kept}", file=sys.stderr)
-        raise SystemExit(130) from None
-    print(json.dumps(out["last"], indent=1, default=float))
-    print(f"wrote {out['run_dir']}/ (checkpoint.pt, progress.csv, learning_curve.png)")
-    return out
+    return run_command(checked_train, cfg, resume, quiet, files="checkpoint.pt, progress.csv, learning_curve.png")
 
 
 if __name__ == "__main__":

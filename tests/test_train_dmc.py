@@ -76,7 +76,9 @@ def test_a_tiny_run_is_finite_its_checkpoint_plays_and_resume_keeps_the_counters
 
 
 def test_the_agent_plays_the_legal_move_of_highest_value(tmp_path):
-    run(tmp_path, "--ruleset", "core", "--total-steps", "1000")
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "1000", "--eval-deals", "1")
+    assert np.isfinite(out["last"]["eval"]["mean_reward"])  # the final tournament against greedy and expert
+    assert read_rows(tmp_path / "tiny" / "eval.csv")[0]["global_step"] == str(out["counters"]["global_step"])
     agent = agents.make_spec(f"dmc:checkpoint={tmp_path / 'tiny' / 'checkpoint.pt'}", "core", 4)
     vg = shedders.VectorGame("core", 16, 4, seed=9)
     vg.reset()

@@ -100,7 +100,7 @@ class Samples:
     """The learner's decisions: each game's open ones (their observation, action, seat and the seat's rewards so
     far), closed with their targets when the game ends, then handed out in minibatches, oldest first."""
 
-    def __init__(self, num_envs: int, obs_size: int):
+    def __init__(self, num_envs: int):
         self.open = [[] for _ in range(num_envs)]  # per game: (observation, action, seat, rewards so far)
         self.obs, self.act, self.target = [], [], []  # finished samples waiting for an update
 
@@ -213,7 +213,7 @@ def train(cfg: Config, resume: bool = False, progress: bool = True) -> dict:
     vg.reset()
     opp = Opponents(cfg, rng, cfg.num_envs)
     opp.deal(np.arange(cfg.num_envs))
-    samples = Samples(cfg.num_envs, vg.observation_size)
+    samples = Samples(cfg.num_envs)
     writer = tensorboard_writer(run_dir, counters["global_step"] if resume else None)
     rows = np.arange(cfg.num_envs)
     bar = tqdm(total=cfg.total_steps, initial=min(counters["global_step"], cfg.total_steps), unit="step",

@@ -41,7 +41,7 @@ def test_action_features_share_tokens_between_moves_of_a_rank_or_a_count():
 
 
 def test_each_sample_is_regressed_on_the_return_its_seat_collected_after_it():
-    s = D.Samples(2, 3)
+    s = D.Samples(2)
     totals = np.zeros((2, 4))
     s.add(np.array([0, 1]), np.zeros((2, 3), np.int8), np.array([5, 6]), np.array([1, 2]), totals)
     totals[0, 1] = 0.25  # seat 1 of game 0 is paid before its second decision (fatality pays by place)

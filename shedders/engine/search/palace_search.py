@@ -10,7 +10,7 @@ import numpy as np
 
 from shedders.engine.buffers import chunks_nb
 from shedders.engine.palace.layout import FAM_FAT, FAM_OG, N_DOWN, P_FAMILY, P_NPLAYERS, PH_OVER, PH_SETUP, R
-from shedders.engine.palace.legal import legal_mask_nb
+from shedders.engine.palace.legal import legal_list_nb, legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
@@ -339,6 +339,23 @@ def order_expect_nb(bits, e, viewer, k, n, fam):
     return v
 
 
+@nb.njit(cache=True, _nrt=False, error_model="numpy")
+def fatality_order_value_nb(bits, e, viewer, k, n):
+    """``order_expect_nb`` for fatality, in closed form. fatality's place reward (N + 1 - 2k) / (N - 1) is linear
+    in the place, so the expectation needs only the viewer's expected place; and under a Plackett-Luce model seat q
+    goes out before the viewer with probability e[q] / (e[q] + e[viewer]) (the model is a race of independent
+    exponential clocks of rates e), so that place is k plus the sum of those over the other seats of ``bits``. The
+    same value as the sum over the orders (up to rounding: ``tests/test_search.py``), in n terms instead of up
+    to n! of them."""
+    place = float(k)
+    ev = e[viewer]
+    for q in range(n):
+        if q != viewer and (bits >> q) & 1:
+            both = e[q] + ev
+            place += e[q] / both if both > 0.0 else 0.5
+    return (n + 1.0 - 2.0 * place) / (n - 1)
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def seat_weight_nb(score, top):
     """exp(score - top); 0 without the exponential for a seat out (score -inf), which is what it returns."""
@@ -365,6 +382,8 @@ def order_value_nb(s, d, viewer, params, leaf_w):
     e = (seat_weight_nb(sc[0], top), seat_weight_nb(sc[1], top), seat_weight_nb(sc[2], top),
          seat_weight_nb(sc[3], top), seat_weight_nb(sc[4], top), seat_weight_nb(sc[5], top),
          seat_weight_nb(sc[6], top), seat_weight_nb(sc[7], top))
+    if params[P_FAMILY] == FAM_FAT:
+        return fatality_order_value_nb(bits, e, viewer, s.n_out[d] + 1, n)
     return order_expect_nb(bits, e, viewer, s.n_out[d] + 1, n, params[P_FAMILY])
 
 
@@ -393,7 +412,7 @@ def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
         if not rand and pol != POLICY_EXPERT:
             a = greedy_fast_nb(s, d, params)
         if a < 0:
-            nl = legal_mask_nb(s, d, params, mask, ids)
+            nl = legal_list_nb(s, d, params, mask, ids, not rand)  # a random move reads the ids alone
             if rand:
                 a = np.int64(ids[rand_below_nb(s, d, nl)])
             elif pol == POLICY_EXPERT:

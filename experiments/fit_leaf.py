@@ -13,7 +13,8 @@ its face-down cards, whether it acts now or next, its hand once the draw pile is
 - ``--model order`` (any palace ruleset; fatality's default, whose rewards depend on every place, and og's): the
   whole finishing order, a Plackett-Luce model. The next seat out is seat q of those still in with probability
   proportional to ``exp(w . f(q))``, then the next among those left; the viewer's value is its ruleset's expected
-  place reward, summed exactly over the orders (``order_value_nb``).
+  place reward over the orders (``order_value_nb``: fatality's in closed form, its place reward being linear in
+  the place).
 - ``--model winner`` (omg, whose first empty hand wins): who wins, seat q with probability proportional to
   ``exp(w . f(q))`` over omg's own features (``shedders.engine.search.omg_search.leaf_features_nb``: hand size
   and whether it is at most 1, 2 or 3 cards, power cards by god, whether the seat acts now or next, whether it

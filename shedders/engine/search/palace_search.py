@@ -369,7 +369,8 @@ def order_value_nb(s, d, viewer, params, leaf_w):
     """``viewer``'s expected reward from here on, by the family's place rewards, under a Plackett-Luce model of
     who goes out next: of the seats still in, seat q with probability proportional to exp(leaf_w .
     leaf_features(q)), then the same among those left (the weights fitted by ``experiments/fit_leaf.py
-    --model order``). Any family: fatality prices every place, og the first, core the last."""
+    --model order``). Any family: fatality prices every place (in closed form: ``fatality_order_value_nb``), og
+    the first, core the last (summed over the orders: ``order_expect_nb``)."""
     n = params[P_NPLAYERS]
     if s.finished[d, viewer] != 0:
         return 0.0

@@ -83,24 +83,15 @@ def add_nb(mask, ids, n, a):
     return n + 1
 
 
-@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def legal_mask_nb(s, g, params, mask, ids):
-    """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of
-    ``ids`` (int16, N_ACTIONS), their ids; returns how many are legal."""
-    return legal_list_nb(s, g, params, mask, ids, True)
-
-
 # Long on purpose (94 lines): one pass over the phases of the family, each branch a phase's short list of legal
 # actions; it runs at every step and is inlined whole into the entry points, so it is not split into per-phase
 # kernels that would pass the 32-array state between them.
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def legal_list_nb(s, g, params, mask, ids, clear):
-    """``legal_mask_nb``; with ``clear`` False the mask is not zeroed first, so only ``ids`` is exact (the legal
-    ones are still marked, among whatever the mask held): a rollout's random move reads the ids alone and skips
-    zeroing N_ACTIONS bytes."""
-    if clear:
-        for a in range(N_ACTIONS):
-            mask[a] = 0
+def legal_mask_nb(s, g, params, mask, ids):
+    """Write game g's legal actions for its actor into ``mask`` (int8, N_ACTIONS) and, in the first slots of
+    ``ids`` (int16, N_ACTIONS), their ids; returns how many are legal."""
+    for a in range(N_ACTIONS):
+        mask[a] = 0
     ph = s.phase[g]
     p = np.int64(s.actor[g])
     nlegal = 0

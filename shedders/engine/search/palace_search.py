@@ -10,7 +10,7 @@ import numpy as np
 
 from shedders.engine.buffers import chunks_nb
 from shedders.engine.palace.layout import FAM_FAT, FAM_OG, N_DOWN, P_FAMILY, P_NPLAYERS, PH_OVER, PH_SETUP, R
-from shedders.engine.palace.legal import legal_list_nb, legal_mask_nb
+from shedders.engine.palace.legal import legal_mask_nb
 from shedders.engine.palace.observe import observe_nb
 from shedders.engine.palace.play import apply_nb, place_by_cards_nb
 from shedders.engine.rng import rand_below_nb, splitmix64_nb
@@ -413,7 +413,7 @@ def rollout_nb(s, d, viewer, params, plan, mask, ids, obs):
         if not rand and pol != POLICY_EXPERT:
             a = greedy_fast_nb(s, d, params)
         if a < 0:
-            nl = legal_list_nb(s, d, params, mask, ids, not rand)  # a random move reads the ids alone
+            nl = legal_mask_nb(s, d, params, mask, ids)
             if rand:
                 a = np.int64(ids[rand_below_nb(s, d, nl)])
             elif pol == POLICY_EXPERT:

@@ -761,7 +761,7 @@ def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
         assert agents.make("learned", ruleset, n, seed=0, temperature=1.0).inner.temperature == 1.0
     if ("core", 4) in NETWORKS:
         assert agents.make("learned", "house", 4, seed=0).chosen == agents.make("learned", "core", 4).chosen
-    assert agents.make("learned", "og", 4, seed=0).chosen.startswith("ppo (")
+    assert agents.make("learned", "south_african", 4, seed=0).chosen.startswith("ppo (")
 
 
 def test_learned_falls_back_to_expert_where_no_network_plays_the_table():

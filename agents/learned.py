@@ -4,7 +4,7 @@ engine state).
     agent = agents.make("learned", ruleset="core", num_players=4)
 
 It is the table's network in ``NETWORKS`` where one is there: a network that beat the table's committed ``ppo`` on
-fresh duplicate deals (core, fatality and og at 4 players: the champion's search distilled into a network by
+fresh duplicate deals (core, fatality, og and omg at 4 players: the champion's search distilled into a network by
 ``experiments.train_distill``, played at temperature 0.1; house without toggles plays core's). Elsewhere it is the
 committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
 ``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
@@ -65,6 +65,12 @@ NETWORKS: dict[tuple[str, int], Network] = {
             "fresh deals, paired +0.102 [+0.072, +0.132] a seat over expert where the committed ppo gets +0.033 "
             "[+0.004, +0.062]; against three expert +0.039 [+0.015, +0.064] a game (ppo +0.013 [-0.009, "
             "+0.035]); two against two with ppo +0.030 [+0.016, +0.044] a seat (seed 8801)"),
+    ("omg", 4): Network(
+        "distill-omg-4p.pt", temperature=0.1,
+        why="the search distilled (experiments.train_distill: 5 DAgger rounds, 143,100 decisions labelled by "
+            "champion:time_budget=0.005, then refit on the 136,878 not held out): against three expert on 500 "
+            "fresh deals +0.052 [+0.026, +0.078] a game, the committed ppo -0.000 [-0.024, +0.024], paired +0.052 "
+            "[+0.020, +0.084]; two against two with ppo +0.019 [+0.005, +0.032] a seat (seed 8801)"),
 }
 
 

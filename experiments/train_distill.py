@@ -76,7 +76,7 @@ class Config:
     rounds: int = 4  # play-label-learn rounds in all (a resumed run goes on to this many)
     games: int = 512  # games a round plays to their end
     # the search that labels (and plays round 0): an agent spec whose agent has ``evaluate`` (search, oracle, or a
-    # champion whose table picks a search)
+    # champion whose table picks a search); a refit (--labels-from) asks no teacher and ignores it
     teacher: str = "champion:time_budget=0.005"
     pool_label_share: float = 0.25  # share of the pool seats' real decisions the teacher labels too
     self_play: float = 0.5  # share of games where the learner holds every seat
@@ -143,7 +143,8 @@ def check(cfg: Config) -> None:
                          f"them in data/)")
     if cfg.self_play < 1.0 and not cfg.pool:
         raise ValueError("--pool is empty, so every game must be self-play (--self-play 1)")
-    teacher_search(agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=0))
+    if not cfg.labels_from:  # a refit learns from labels already made: it never asks the teacher
+        teacher_search(agents_pkg.make_spec(cfg.teacher, cfg.ruleset, cfg.players, seed=0))
     if cfg.init:
         ck = load_file(cfg.init)
         if ck["config"]["players"] != cfg.players or not same_game(ck["config"]["ruleset"], cfg.ruleset,

@@ -167,6 +167,15 @@ def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
                   "--seed", "1"])
     last = out["last"]
     assert out["counters"]["round"] == 2 and last["trained_on"] == len(D.load_labels(source)["choice"])
+    # a refit asks no teacher, so a default teacher that is no search at this table (og's champion at 5 ms is its
+    # network) does not stop it; the same teacher stops a run that plays
+    og = ["--ruleset", "og", "--rounds", "1", "--epochs", "1", "--hidden", "32", "--out", str(tmp_path), "--quiet"]
+    with pytest.raises(ValueError, match="teacher"):
+        D.check(D.parse_args(og)[0])
+    og_source = tmp_path / "og-source"
+    D.main([*og, "--games", "4", "--chunk", "2", "--teacher", TEACHER, "--ply-cap", "300", "--name", "og-source"])
+    refit = D.main([*og, "--labels-from", str(og_source), "--name", "og-refit"])
+    assert refit["counters"]["round"] == 1 and math.isfinite(refit["last"]["policy_loss"])
     assert math.isfinite(last["policy_loss"]) and math.isfinite(last["agree_held_out"])
     ck = load_file(tmp_path / "refit" / "checkpoint.pt")
     assert ck["optimizer"]["param_groups"][0]["lr"] < 0.01 * 1e-3  # the cosine ended near 0

@@ -156,7 +156,8 @@ def test_train_distill_labels_the_same_round_on_any_backend(tmp_path):
 
 def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
     """``--labels-from RUN``: no play; passes over RUN's labels (its held-out chunks held out), the step size a
-    cosine to 0; the network changes, its losses are finite, and the source run is left as it was."""
+    cosine to 0; the network changes, its losses are finite, and the source run is left as it was. A refit asks no
+    teacher, so one that could not label (no search at the table) does not stop it."""
     torch.set_num_threads(1)
     D.main(distill_args(tmp_path, "source", 1, "--games", "40"))
     source = tmp_path / "source"
@@ -167,6 +168,14 @@ def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
                   "--seed", "1"])
     last = out["last"]
     assert out["counters"]["round"] == 2 and last["trained_on"] == len(D.load_labels(source)["choice"])
+    assert math.isfinite(last["policy_loss"]) and math.isfinite(last["agree_held_out"])
+    ck = load_file(tmp_path / "refit" / "checkpoint.pt")
+    assert ck["optimizer"]["param_groups"][0]["lr"] < 0.01 * 1e-3  # the cosine ended near 0
+    assert not (tmp_path / "refit" / "data").exists()
+    assert sorted((source / "data").iterdir()) == files and [f.stat().st_mtime_ns for f in files] == stamps
+    with pytest.raises(SystemExit):
+        D.main(["--labels-from", str(tmp_path / "nothing"), "--out", str(tmp_path), "--name", "x", "--quiet"])
+    assert not (tmp_path / "x").exists()
     # a refit asks no teacher, so a default teacher that is no search at this table (og's champion at 5 ms is its
     # network) does not stop it; the same teacher stops a run that plays
     og = ["--ruleset", "og", "--rounds", "1", "--epochs", "1", "--hidden", "32", "--out", str(tmp_path), "--quiet"]
@@ -176,11 +185,3 @@ def test_train_distill_refits_a_network_on_another_runs_labels(tmp_path):
     D.main([*og, "--games", "4", "--chunk", "2", "--teacher", TEACHER, "--ply-cap", "300", "--name", "og-source"])
     refit = D.main([*og, "--labels-from", str(og_source), "--name", "og-refit"])
     assert refit["counters"]["round"] == 1 and math.isfinite(refit["last"]["policy_loss"])
-    assert math.isfinite(last["policy_loss"]) and math.isfinite(last["agree_held_out"])
-    ck = load_file(tmp_path / "refit" / "checkpoint.pt")
-    assert ck["optimizer"]["param_groups"][0]["lr"] < 0.01 * 1e-3  # the cosine ended near 0
-    assert not (tmp_path / "refit" / "data").exists()
-    assert sorted((source / "data").iterdir()) == files and [f.stat().st_mtime_ns for f in files] == stamps
-    with pytest.raises(SystemExit):
-        D.main(["--labels-from", str(tmp_path / "nothing"), "--out", str(tmp_path), "--name", "x", "--quiet"])
-    assert not (tmp_path / "x").exists()

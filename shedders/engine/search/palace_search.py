@@ -345,7 +345,7 @@ def fatality_order_value_nb(bits, e, viewer, k, n):
     in the place, so the expectation needs only the viewer's expected place; and under a Plackett-Luce model seat q
     goes out before the viewer with probability e[q] / (e[q] + e[viewer]) (the model is a race of independent
     exponential clocks of rates e), so that place is k plus the sum of those over the other seats of ``bits``. The
-    same value as the sum over the orders (up to rounding: ``tests/test_search.py``), in n terms instead of up
+    same value as the sum over the orders (up to rounding: ``tests/test_agents.py``), in n terms instead of up
     to n! of them."""
     place = float(k)
     ev = e[viewer]

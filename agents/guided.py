@@ -205,6 +205,36 @@ class GuidedSearchAgent(Agent):
         games = self.checked_games(state, games, len(mask))
         return self.search(state, games, obs, mask)[0]
 
+    def evaluate(self, state, games=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the search makes of the decisions of the games ``games`` (rows of ``state``; default all), in the
+        form ``SearchAgent.evaluate`` gives: ``(actions, ids, values)``. ``actions`` are ``act``'s, from the same
+        draws of the agent's seed. ``ids[j, :n]`` are game j's ``n`` legal ids, increasing (-1 after them).
+        ``values[j]`` holds the searched mean value of each of its ``top_k`` candidates, and nan for every other
+        legal action (the search neither values nor plays them). A decision it does not search (setup, a game past
+        ``patience``, a single candidate) has no value at all: its action is the policy's sample, as ``act``
+        plays it. The observations and masks are the engine's own, for the player to act in each game. For
+        distilling the search into a network (``experiments.train_distill``)."""
+        games = self.checked_games(state, games, state.phase.shape[0] if games is None else len(games))
+        b = len(games)
+        mask = np.zeros((b, K.N_ACTIONS), np.int8)
+        ids = np.zeros((b, K.N_ACTIONS), np.int16)
+        nl = np.zeros(b, np.int64)
+        obs = np.zeros((b, self.obs_size), np.int8)
+        G.run(G.views_nb, G.views_range_nb, b, state, games, self.params, mask, ids, nl, obs)
+        mask[:] = 0  # (the kernel's scratch) rebuilt from the legal ids
+        for j in range(b):
+            mask[j, ids[j, :nl[j]]] = 1
+        out = self.search(state, games, obs, mask)[0]
+        last = self.last
+        valid = last["valid"]
+        legal = np.where(valid, last["legal"], -1).astype(np.int64)
+        values = np.full(legal.shape, np.nan)
+        for j in np.flatnonzero(np.isfinite(last["value"][:, 0])):
+            k = last["num"][j]
+            cols = np.searchsorted(last["legal"][j, :valid[j].sum()], last["candidates"][j, :k])
+            values[j, cols] = last["value"][j, :k]
+        return out, legal, values
+
     def policy_act(self, observation, action_mask) -> np.ndarray:
         """The network's policy alone, sampled (with the ``ready`` floor): what the search would play without
         searching. ``train_exit`` plays the decisions it does not search with it."""

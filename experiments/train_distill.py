@@ -13,18 +13,22 @@ Each round:
    they are played by the current network, sampled from its policy at ``--play-temperature``. The teacher labels
    every decision of the learner's seats with a real choice (more than one legal action), and a share
    ``--pool-label-share`` of the pool seats' (states the learner meets against that field): its choice and the
-   mean rollout value of each legal action (``SearchAgent.evaluate``). This is DAgger (Ross, Gordon and Bagnell,
+   mean rollout value of each legal action (``SearchAgent.evaluate``). A ``guided`` teacher (south_african's
+   champion at every budget) values its ``top_k`` candidates only (``GuidedSearchAgent.evaluate``), and no action
+   of a decision it plays by its policy (setup): the target is then its choice, a sample of that policy. This is
+   DAgger (Ross, Gordon and Bagnell,
    AISTATS 2011): the network learns the teacher's decisions in the states its own play reaches, not only in the
    teacher's.
 2. **Learn.** ``--epochs`` passes over every labelled decision so far (DAgger's aggregate), the network carried
    over from the round before (round 0: a fresh one, ``--hidden`` wide, or ``--init``'s): cross-entropy to the
-   teacher's values made a policy, ``softmax(value / --temperature)`` over the legal actions (``--temperature 0``:
-   the teacher's choice alone), and the value head towards each decision's return (``--vf-coef``). Every 20th chunk
-   of a round is held out of the training, for the held-out columns of ``progress.csv``.
+   teacher's values made a policy, ``softmax(value / --temperature)`` over the actions it valued (``--temperature
+   0``: the teacher's choice alone), and the value head towards each decision's return (``--vf-coef``). Every
+   20th chunk of a round is held out of the training, for the held-out columns of ``progress.csv``.
 
 Before a round's learning, the network is measured on the round's new labels (states it has not trained on):
 ``agree`` (its most likely action is the teacher's choice), ``regret`` (the teacher's value of its own choice minus
-that of the network's most likely action: what the network gives away, as the teacher sees it) and ``ce`` (the
+that of the network's most likely action: what the network gives away, as the teacher sees it; over the decisions
+where the teacher valued both) and ``ce`` (the
 cross-entropy to the targets).
 
 Where it runs: a round's chunks play here, on ``--workers`` spawned processes or on ``--workers`` Ray actors
@@ -75,8 +79,8 @@ class Config:
     players: int = 4  # seats at the table
     rounds: int = 4  # play-label-learn rounds in all (a resumed run goes on to this many)
     games: int = 512  # games a round plays to their end
-    # the search that labels (and plays round 0): an agent spec whose agent has ``evaluate`` (search, oracle, or a
-    # champion whose table picks a search); a refit (--labels-from) asks no teacher and ignores it
+    # the search that labels (and plays round 0): an agent spec whose agent has ``evaluate`` (search, oracle,
+    # guided, or a champion whose table picks one of them); a refit (--labels-from) asks no teacher and ignores it
     teacher: str = "champion:time_budget=0.005"
     pool_label_share: float = 0.25  # share of the pool seats' real decisions the teacher labels too
     self_play: float = 0.5  # share of games where the learner holds every seat
@@ -84,6 +88,9 @@ class Config:
     # the learner's play from round 1: its policy sampled at this temperature (1: as trained; the distilled
     # policy at 1 spreads over near-equal actions and plays far below its most likely action)
     play_temperature: float = 0.1
+    # the learner's ``ready`` raised to at least this share where it is legal (the palace setup's swaps: a network
+    # sampled at a low temperature can swap until the cap; 0: off), after the temperature, as ``ppo:ready_floor``
+    play_ready_floor: float = 0.0
     hidden: int = 512  # width of a fresh network's two hidden layers
     squash_obs: bool = True  # a fresh network reads sign(x) log(1 + |x|) of the observation
     init: str = ""  # a checkpoint to start from ("": a fresh network)
@@ -115,8 +122,8 @@ def teacher_search(agent):
     none to ask for its values."""
     inner = getattr(agent, "inner", agent)
     if not hasattr(inner, "evaluate"):
-        raise ValueError(f"the teacher must be a search that values its actions (search, oracle, or a champion "
-                         f"that searches at this table), got {agent!r}")
+        raise ValueError(f"the teacher must be a search that values its actions (search, oracle, guided, or a "
+                         f"champion that searches at this table), got {agent!r}")
     return inner
 
 
@@ -130,7 +137,7 @@ def check(cfg: Config) -> None:
     for key in ("rounds", "games", "hidden", "epochs", "batch", "ply_cap", "chunk", "workers"):
         if getattr(cfg, key) < 1:
             raise ValueError(f"{key} must be at least 1, got {getattr(cfg, key)}")
-    for key in ("pool_label_share", "self_play"):
+    for key in ("pool_label_share", "self_play", "play_ready_floor"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ValueError(f"{key} must be in [0, 1], got {getattr(cfg, key)}")
     if cfg.lr <= 0 or cfg.temperature < 0 or cfg.vf_coef < 0 or cfg.play_temperature <= 0:
@@ -209,7 +216,7 @@ def label_chunk(payload: dict, round_no: int, chunk: int, games: int) -> dict:
                 actions[todo] = act_in(teacher, vg, todo)  # a single legal action: nothing to search
             else:
                 actions[todo] = sample_policy(policy, vg.observation[todo], vg.action_mask[todo], rng,
-                                              cfg.play_temperature)
+                                              cfg.play_temperature, ready_floor(cfg))
         for k in np.unique(ctrl[live, cur][~mine]):
             at = live[~mine & (ctrl[live, cur] == k)]
             actions[at] = act_in(pool[k], vg, at)
@@ -259,10 +266,21 @@ def _pad(parts: list, width: int, fill, dtype) -> np.ndarray:
     return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1])), constant_values=fill) for p in parts])
 
 
+def ready_floor(cfg: Config) -> tuple[int, float] | None:
+    """(the ``ready`` action's id, ``cfg.play_ready_floor``) where the floor is on and the table has a setup."""
+    from shedders.envs.actions import ACTION_IDS
+    from shedders.envs.family import family_of
+
+    if cfg.play_ready_floor <= 0 or not family_of(cfg.ruleset).setup_phase:
+        return None
+    return ACTION_IDS["ready"], cfg.play_ready_floor
+
+
 def sample_policy(policy, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
-                  temperature: float = 1.0) -> np.ndarray:
+                  temperature: float = 1.0, floor: tuple[int, float] | None = None) -> np.ndarray:
     """One action per row, sampled with ``rng`` from the network's policy over the legal actions at
-    ``temperature`` (probabilities raised to ``1 / temperature``, renormalised)."""
+    ``temperature`` (probabilities raised to ``1 / temperature``, renormalised); ``floor`` = (action, share):
+    that action's probability then raised to at least ``share`` where it is legal (``agents.ppo.floor_action``)."""
     from agents.ppo import legal_index
 
     with torch.inference_mode():
@@ -270,6 +288,17 @@ def sample_policy(policy, obs: np.ndarray, mask: np.ndarray, rng: np.random.Gene
         logp, _ = policy.legal(torch.from_numpy(np.ascontiguousarray(obs)).float(), idx, valid)
     logp = logp / temperature
     p = (logp - logp.max(dim=1, keepdim=True).values).exp().masked_fill(~valid, 0.0).numpy().astype(np.float64)
+    if floor is not None:
+        action, share = floor
+        p /= p.sum(axis=1, keepdims=True)
+        at = (idx.numpy() == action) & valid.numpy()
+        rows = at.any(axis=1) & ((p * at).sum(axis=1) < share)
+        if rows.any():
+            q = p[rows]
+            a = at[rows]
+            rest = 1.0 - (q * a).sum(axis=1, keepdims=True)
+            q *= (1.0 - share) / np.where(rest > 0, rest, 1.0)
+            p[rows] = np.where(a, share, q)
     j = (p.cumsum(axis=1) < rng.random((len(p), 1)) * p.sum(axis=1, keepdims=True)).sum(axis=1)
     j = np.minimum(j, valid.numpy().sum(axis=1) - 1)
     return idx.numpy()[np.arange(len(p)), j]
@@ -329,26 +358,32 @@ def is_held_out(chunk: int) -> bool:
 # ----------------------------------------------------------------------------------------------------------------
 # Learning
 # ----------------------------------------------------------------------------------------------------------------
-def targets(values: torch.Tensor, valid: torch.Tensor, choice: torch.Tensor, temperature: float) -> torch.Tensor:
-    """The policy the network learns: ``softmax(values / temperature)`` over each row's legal actions, or the
-    teacher's choice alone (``temperature`` 0)."""
+def targets(values: torch.Tensor, valued: torch.Tensor, choice: torch.Tensor, temperature: float) -> torch.Tensor:
+    """The policy the network learns: ``softmax(values / temperature)`` over the actions the teacher valued
+    (``valued``: a search values every legal action, ``guided`` its candidates only), or the teacher's choice alone
+    (``temperature`` 0, and a decision the teacher valued no action of: ``guided``'s setup, played by its policy,
+    sampled, so that its choices are samples of that policy)."""
+    onehot = torch.nn.functional.one_hot(choice.long(), values.shape[1]).float()
     if temperature == 0:
-        return torch.nn.functional.one_hot(choice.long(), values.shape[1]).float()
-    return torch.softmax((values / temperature).masked_fill(~valid, -torch.inf), dim=1)
+        return onehot
+    soft = torch.softmax((values / temperature).masked_fill(~valued, -torch.inf), dim=1)
+    return torch.where(valued.any(1, keepdim=True), soft, onehot)
 
 
 def tensors(data: dict) -> dict:
     ids = torch.from_numpy(data["ids"].astype(np.int64))
     valid = ids >= 0
     return {"obs": torch.from_numpy(data["obs"]), "idx": ids.clamp(min=0), "valid": valid,
+            "valued": valid & torch.from_numpy(~np.isnan(data["values"])),
             "values": torch.from_numpy(np.nan_to_num(data["values"], nan=0.0)),
             "choice": torch.from_numpy(data["choice"].astype(np.int64)),
             "returns": torch.from_numpy(data["returns"]).float()}
 
 
 def measure(policy, data: dict, temperature: float, batch: int = 8192) -> dict:
-    """The network on labels: agreement with the teacher's choice, regret by the teacher's values, cross-entropy
-    to the targets (nan on no labels)."""
+    """The network on labels: agreement with the teacher's choice, regret by the teacher's values (over the
+    decisions where the teacher valued both its choice and the network's), cross-entropy to the targets (nan on no
+    labels)."""
     if not data or not len(data["choice"]):
         return {"agree": float("nan"), "regret": float("nan"), "ce": float("nan")}
     t = tensors(data)
@@ -358,11 +393,13 @@ def measure(policy, data: dict, temperature: float, batch: int = 8192) -> dict:
         for s in range(0, len(t["choice"]), batch):
             sl = slice(s, s + batch)
             valid, values, choice = t["valid"][sl], t["values"][sl], t["choice"][sl]
+            valued = t["valued"][sl]
             logp, _ = policy.legal(t["obs"][sl].float(), t["idx"][sl], valid)
             top = logp.masked_fill(~valid, -torch.inf).argmax(1)
             agree.append((top == choice).float())
-            regret.append(values.gather(1, choice[:, None])[:, 0] - values.gather(1, top[:, None])[:, 0])
-            tgt = targets(values, valid, choice, temperature)
+            both = valued.gather(1, choice[:, None])[:, 0] & valued.gather(1, top[:, None])[:, 0]
+            regret.append((values.gather(1, choice[:, None])[:, 0] - values.gather(1, top[:, None])[:, 0])[both])
+            tgt = targets(values, valued, choice, temperature)
             ce.append(-(tgt * logp.masked_fill(~valid, 0.0)).sum(1))
     return {"agree": float(torch.cat(agree).mean()), "regret": float(torch.cat(regret).mean()),
             "ce": float(torch.cat(ce).mean())}
@@ -386,7 +423,7 @@ def learn(cfg: Config, policy, optimizer, data: dict, rng: np.random.Generator, 
             mb = order[s:s + cfg.batch]
             valid = t["valid"][mb]
             logp, value = policy.legal(t["obs"][mb].float(), t["idx"][mb], valid)
-            tgt = targets(t["values"][mb], valid, t["choice"][mb], cfg.temperature)
+            tgt = targets(t["values"][mb], t["valued"][mb], t["choice"][mb], cfg.temperature)
             pl = -(tgt * logp.masked_fill(~valid, 0.0)).sum(1).mean()
             vl = 0.5 * ((value - t["returns"][mb]) ** 2).mean()
             loss = pl + cfg.vf_coef * vl

@@ -55,6 +55,73 @@ def test_search_evaluate_gives_acts_choices_and_a_value_for_every_legal_action(r
         agents.make("search", "core", 4, select="halving").evaluate(vg.state, rows)
 
 
+def test_guided_evaluate_gives_acts_choices_and_values_for_its_candidates_only():
+    """``guided``'s ``evaluate`` is ``act`` from the same seed, on the engine's own views of each game: its values
+    cover exactly the searched candidates (the policy's ``top_k`` likeliest legal actions), nan on every other
+    legal action, and nothing on a decision it does not search (setup, played by its policy)."""
+    from shedders.engine.palace import layout as K
+
+    n = 4
+    vg = shedders.VectorGame("south_african", 8, n, seed=4)
+    vg.reset()
+    expert = agents.make("expert", "south_african", n, seed=0)
+    a, b = (agents.make("guided", "south_african", n, seed=3, worlds=2, depth=2, top_k=3) for _ in range(2))
+    seen_setup = seen_play = 0
+    for t in range(30):
+        rows = np.flatnonzero(vg.current_player >= 0)
+        acted = a.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
+        chosen, ids, values = b.evaluate(vg.state, rows)
+        assert np.array_equal(acted, chosen)
+        for j, g in enumerate(rows):
+            legal = np.flatnonzero(vg.action_mask[g])
+            k = len(legal)
+            assert list(ids[j, :k]) == list(legal) and np.all(ids[j, k:] == -1) and chosen[j] in legal
+            valued = np.isfinite(values[j])
+            if vg.state.phase[g] == K.PH_SETUP or k == 1:
+                assert not valued.any()
+                seen_setup += vg.state.phase[g] == K.PH_SETUP
+                continue
+            seen_play += 1
+            assert valued.sum() == min(k, 3) and chosen[j] in ids[j, valued]  # (leaf values: the critic's)
+        vg.step(act_expert(expert, vg))
+    assert seen_setup and seen_play
+
+
+def act_expert(agent, vg):
+    return agent.act(vg.observation, vg.action_mask)
+
+
+def test_distill_targets_spread_over_what_the_teacher_valued_and_its_choice_where_it_valued_nothing():
+    values = torch.tensor([[0.5, 0.0, 0.2], [0.0, 0.0, 0.0], [0.1, 0.3, 0.0]])
+    valued = torch.tensor([[True, False, True], [False, False, False], [True, True, True]])
+    choice = torch.tensor([0, 2, 1])
+    t = D.targets(values, valued, choice, 0.1)
+    assert torch.allclose(t.sum(1), torch.ones(3))
+    assert t[0, 1] == 0 and torch.isclose(t[0, 0] / t[0, 2], torch.tensor(math.exp(3.0)))
+    assert torch.equal(t[1], torch.tensor([0.0, 0.0, 1.0]))  # nothing valued: the teacher's choice alone
+    assert torch.allclose(t[2], torch.softmax(values[2] / 0.1, 0))
+    assert torch.equal(D.targets(values, valued, choice, 0.0), torch.eye(3)[choice])
+
+
+def test_train_distill_learns_from_a_guided_teacher(tmp_path):
+    """south_african's champion is ``guided``: its labels value the candidates, its setup is learned from its
+    choices, and the losses and held-out measures stay finite."""
+    torch.set_num_threads(1)
+    out = D.main(["--ruleset", "south_african", "--rounds", "2", "--games", "4", "--chunk", "2", "--teacher",
+                  "guided:worlds=2+depth=2+top_k=3", "--hidden", "32", "--batch", "256", "--ply-cap", "300",
+                  "--out", str(tmp_path), "--name", "guided", "--quiet", "--seed", "5"])
+    for key in ("policy_loss", "value_loss", "agree_before", "regret_before", "ce_before"):
+        assert math.isfinite(out["last"][key]), key
+    data = D.load_labels(tmp_path / "guided", held_out=None)
+    ids, values, choice = data["ids"].astype(np.int64), data["values"], data["choice"].astype(np.int64)
+    k = (ids >= 0).sum(1)
+    valued = np.isfinite(values).sum(1)
+    assert np.all(k > 1) and np.all(valued <= 3) and (valued == 0).any() and (valued > 0).any()
+    assert ((valued > 0) & (valued < k)).any()  # candidates only, where there are more legal actions
+    some = valued > 0
+    assert np.all(np.isfinite(values[some, choice[some]]))  # the search's choice is among its candidates
+
+
 def test_train_distill_learns_round_trips_and_resumes_from_the_same_counters(tmp_path):
     torch.set_num_threads(1)
     out = D.main(distill_args(tmp_path, "straight", 2))
@@ -127,10 +194,36 @@ def test_train_distill_keeps_finished_chunks_and_replays_a_lost_one_to_the_same_
 def test_train_distill_refuses_bad_configs(tmp_path):
     for args in (["--rounds", "0"], ["--self-play", "2"], ["--pool", "nobody"], ["--temperature", "-1"],
                  ["--teacher", "expert"], ["--teacher", "nobody"], ["--backend", "mpi"],
-                 ["--pool-label-share", "1.5"]):
+                 ["--pool-label-share", "1.5"], ["--play-ready-floor", "-0.1"]):
         with pytest.raises(SystemExit):
             D.main(args + ["--out", str(tmp_path), "--quiet"])
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_the_learners_ready_floor_raises_ready_in_setup_and_changes_nothing_where_it_is_off():
+    from shedders.envs.actions import ACTION_IDS
+
+    ready = ACTION_IDS["ready"]
+    cfg = D.Config(ruleset="south_african", hidden=32, play_ready_floor=0.5)
+    assert D.ready_floor(cfg) == (ready, 0.5)
+    assert D.ready_floor(D.Config(ruleset="south_african")) is None  # off by default
+    assert D.ready_floor(D.Config(ruleset="omg", play_ready_floor=0.5)) is None  # no setup to floor
+    torch.manual_seed(0)
+    policy = D.fresh_policy(cfg)
+    vg = shedders.VectorGame("south_african", 16, 4, seed=1)
+    vg.reset()
+    assert vg.action_mask[:, ready].all()  # every game in setup, ready legal
+    obs, mask = np.repeat(vg.observation, 200, axis=0), np.repeat(vg.action_mask, 200, axis=0)
+    plain = D.sample_policy(policy, obs, mask, np.random.default_rng(3), 0.1)
+    floored = D.sample_policy(policy, obs, mask, np.random.default_rng(3), 0.1, D.ready_floor(cfg))
+    assert np.all(mask[np.arange(len(mask)), floored] == 1)
+    # a fresh network at 0.1 picks ready rarely; floored, at least half the time in every game
+    assert (plain == ready).mean() < 0.3
+    share = (floored == ready).reshape(16, 200).mean(axis=1)
+    assert np.all(share > 0.5 - 4 * np.sqrt(0.25 / 200))
+    # a floor the policy already clears changes no draw
+    same = D.sample_policy(policy, obs, mask, np.random.default_rng(3), 0.1, (ready, 1e-12))
+    assert np.array_equal(same, plain)
 
 
 @pytest.mark.slow  # spawns two processes and starts Ray

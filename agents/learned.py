@@ -10,7 +10,8 @@ committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.p
 ``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
 ``agent.chosen`` names what a table got (the checkpoint, and its searched labels or engine steps of training); a
 better network replaces the one there, measured against it. ``temperature`` (default: the network's own, 1 for a
-``ppo`` checkpoint) and ``sample`` are ``ppo``'s options.
+``ppo`` checkpoint), ``ready_floor`` (default: the network's own where it has one, else ``ppo``'s) and ``sample``
+are ``ppo``'s options.
 
 At a table with no committed network (another player count, ``house`` with its toggles on) ``learned`` falls back
 to ``expert``, the strongest heuristic that also decides from the observation alone, and ``chosen`` says so
@@ -40,6 +41,7 @@ class Network:
     file: str  # in agents/checkpoints
     temperature: float  # the policy's temperature it plays at unless told otherwise
     why: str  # what it was measured against, on which deals
+    ready_floor: float | None = None  # ppo's ``ready_floor`` it plays with unless told otherwise (None: ppo's)
 
 
 #: the networks ``learned`` plays ahead of the table's ``ppo`` checkpoint, by (ruleset, players): each one beat
@@ -61,16 +63,17 @@ NETWORKS: dict[tuple[str, int], Network] = {
     ("og", 4): Network(
         "distill-og-4p.pt", temperature=0.1,
         why="the search distilled (experiments.train_distill --teacher champion:time_budget=0.01: 8 DAgger "
-            "rounds, 749,051 decisions labelled by og's search champion): two against two with expert on 500 "
-            "fresh deals, paired +0.102 [+0.072, +0.132] a seat over expert where the committed ppo gets +0.033 "
-            "[+0.004, +0.062]; against three expert +0.039 [+0.015, +0.064] a game (ppo +0.013 [-0.009, "
-            "+0.035]); two against two with ppo +0.030 [+0.016, +0.044] a seat (seed 8801)"),
+            "rounds, 749,051 decisions labelled by og's search champion, then refit on the 720,085 not held "
+            "out): two against two with expert on 1,000 fresh deals, a margin over expert of +0.119 [+0.099, "
+            "+0.140] a seat where the committed ppo gets +0.045 [+0.024, +0.066]; two against two with the DAgger "
+            "network before the refit +0.029 [+0.010, +0.048] a seat (seed 8804)"),
     ("omg", 4): Network(
         "distill-omg-4p.pt", temperature=0.1,
-        why="the search distilled (experiments.train_distill: 5 DAgger rounds, 143,100 decisions labelled by "
-            "champion:time_budget=0.005, then refit on the 136,878 not held out): against three expert on 500 "
-            "fresh deals +0.052 [+0.026, +0.078] a game, the committed ppo -0.000 [-0.024, +0.024], paired +0.052 "
-            "[+0.020, +0.084]; two against two with ppo +0.019 [+0.005, +0.032] a seat (seed 8801)"),
+        why="the search distilled (experiments.train_distill: 10 DAgger rounds, 287,785 decisions labelled by "
+            "champion:time_budget=0.005, then refit on the 275,021 not held out): two against two with expert on "
+            "1,000 fresh deals, a margin over expert of +0.087 [+0.065, +0.109] a seat where the committed ppo "
+            "gets +0.035 [+0.014, +0.055]; against three expert +0.075 a game (ppo +0.031); two against two with "
+            "the 5-round network before it +0.023 [+0.003, +0.042] a seat (seed 8804)"),
 }
 
 
@@ -92,22 +95,24 @@ class LearnedAgent(Agent):
     name = "learned"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None, sample: bool = True,
-                 temperature: float | None = None, device: str = "cpu", **options):
+                 temperature: float | None = None, ready_floor: float | None = None, device: str = "cpu",
+                 **options):
         super().__init__(ruleset, num_players, seed, **options)
         from agents.ppo import PPOAgent, default_checkpoint  # torch, imported on first use
 
         found = network_for(ruleset, num_players, **options)
         if found is not None:
             path, net = found
+            floor = net.ready_floor if ready_floor is None else ready_floor
             self.inner = PPOAgent(ruleset, num_players, seed=seed, checkpoint=str(path), sample=sample,
                                   temperature=net.temperature if temperature is None else temperature,
-                                  device=device, **options)
+                                  device=device, **({} if floor is None else {"ready_floor": floor}), **options)
             labels = self.inner.counters.get("labels")
             self.chosen = f"distilled ({path}" + (f", {labels:,} searched labels)" if labels else ")")
         elif default_checkpoint(ruleset, num_players, **options).exists():
             self.inner = PPOAgent(ruleset, num_players, seed=seed, sample=sample,
                                   temperature=1.0 if temperature is None else temperature, device=device,
-                                  **options)
+                                  **({} if ready_floor is None else {"ready_floor": ready_floor}), **options)
             steps = self.inner.counters.get("global_step")
             self.chosen = f"ppo ({self.inner.path}" + (f", {steps:,} engine steps)" if steps else ")")
         else:

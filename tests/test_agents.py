@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -748,7 +749,7 @@ def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
     the entry's temperature (unless told another), there and where a ruleset plays that table's game (house without
     toggles is core); other tables keep their ``ppo``."""
     from agents.learned import NETWORKS
-    from agents.ppo import CHECKPOINTS, load_file, same_game
+    from agents.ppo import CHECKPOINTS, PPOAgent, load_file, same_game
 
     assert NETWORKS
     for (ruleset, n), net in NETWORKS.items():
@@ -759,6 +760,10 @@ def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
         assert agent.chosen.startswith("distilled (") and net.file in agent.chosen
         assert agent.inner.temperature == net.temperature
         assert agents.make("learned", ruleset, n, seed=0, temperature=1.0).inner.temperature == 1.0
+        # the entry's ready floor where it has one, else ppo's own; a floor asked for wins
+        ppo_floor = inspect.signature(PPOAgent).parameters["ready_floor"].default
+        assert agent.inner.ready_floor == (ppo_floor if net.ready_floor is None else net.ready_floor)
+        assert agents.make("learned", ruleset, n, seed=0, ready_floor=0.2).inner.ready_floor == 0.2
     if ("core", 4) in NETWORKS:
         assert agents.make("learned", "house", 4, seed=0).chosen == agents.make("learned", "core", 4).chosen
     assert agents.make("learned", "south_african", 4, seed=0).chosen.startswith("ppo (")

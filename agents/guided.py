@@ -222,18 +222,24 @@ class GuidedSearchAgent(Agent):
         obs = np.zeros((b, self.obs_size), np.int8)
         G.run(G.views_nb, G.views_range_nb, b, state, games, self.params, mask, ids, nl, obs)
         mask[:] = 0  # (the kernel's scratch) rebuilt from the legal ids
-        for j in range(b):
-            mask[j, ids[j, :nl[j]]] = 1
+        listed = np.arange(K.N_ACTIONS)[None, :] < nl[:, None]
+        mask[np.nonzero(listed)[0], ids[listed]] = 1
         out = self.search(state, games, obs, mask)[0]
         last = self.last
         valid = last["valid"]
         legal = np.where(valid, last["legal"], -1).astype(np.int64)
         values = np.full(legal.shape, np.nan)
-        for j in np.flatnonzero(np.isfinite(last["value"][:, 0])):
-            k = last["num"][j]
-            cols = np.searchsorted(last["legal"][j, :valid[j].sum()], last["candidates"][j, :k])
+        for j, k, cols in self._searched():
             values[j, cols] = last["value"][j, :k]
         return out, legal, values
+
+    def _searched(self):
+        """For each decision the last call searched: its row, its number of candidates, and their columns among
+        its packed legal ids."""
+        last = self.last
+        for j in np.flatnonzero(np.isfinite(last["value"][:, 0])):
+            k = last["num"][j]
+            yield j, k, np.searchsorted(last["legal"][j, :last["valid"][j].sum()], last["candidates"][j, :k])
 
     def policy_act(self, observation, action_mask) -> np.ndarray:
         """The network's policy alone, sampled (with the ``ready`` floor): what the search would play without
@@ -253,9 +259,7 @@ class GuidedSearchAgent(Agent):
         without search keeps its prior. ``train_exit``'s target."""
         last = self.last
         p = np.where(last["valid"], np.exp(last["logp"].astype(np.float64)), 0.0)
-        for j in np.flatnonzero(np.isfinite(last["value"][:, 0])):
-            k = last["num"][j]
-            cols = np.searchsorted(last["legal"][j, :last["valid"][j].sum()], last["candidates"][j, :k])
+        for j, k, cols in self._searched():
             mass = p[j, cols].sum()
             z = last["prior"][j, :k] + last["value"][j, :k] / temperature
             w = np.exp(z - z.max())

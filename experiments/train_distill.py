@@ -281,24 +281,19 @@ def sample_policy(policy, obs: np.ndarray, mask: np.ndarray, rng: np.random.Gene
     """One action per row, sampled with ``rng`` from the network's policy over the legal actions at
     ``temperature`` (probabilities raised to ``1 / temperature``, renormalised); ``floor`` = (action, share):
     that action's probability then raised to at least ``share`` where it is legal (``agents.ppo.floor_action``)."""
-    from agents.ppo import legal_index
+    from agents.ppo import floor_action, legal_index
 
     with torch.inference_mode():
         idx, valid = legal_index(torch.from_numpy(np.ascontiguousarray(mask)).bool())
         logp, _ = policy.legal(torch.from_numpy(np.ascontiguousarray(obs)).float(), idx, valid)
     logp = logp / temperature
     p = (logp - logp.max(dim=1, keepdim=True).values).exp().masked_fill(~valid, 0.0).numpy().astype(np.float64)
-    if floor is not None:
-        action, share = floor
-        p /= p.sum(axis=1, keepdims=True)
-        at = (idx.numpy() == action) & valid.numpy()
-        rows = at.any(axis=1) & ((p * at).sum(axis=1) < share)
-        if rows.any():
-            q = p[rows]
-            a = at[rows]
-            rest = 1.0 - (q * a).sum(axis=1, keepdims=True)
-            q *= (1.0 - share) / np.where(rest > 0, rest, 1.0)
-            p[rows] = np.where(a, share, q)
+    if floor is not None:  # floor_action works over every id: scattered out, floored, gathered back
+        ids, ok = idx.numpy(), valid.numpy()
+        rows = np.broadcast_to(np.arange(len(p))[:, None], ids.shape)
+        full = np.zeros(mask.shape)
+        full[rows[ok], ids[ok]] = (p / p.sum(axis=1, keepdims=True))[ok]
+        p = np.where(ok, floor_action(full, mask, *floor)[rows, ids], 0.0)
     j = (p.cumsum(axis=1) < rng.random((len(p), 1)) * p.sum(axis=1, keepdims=True)).sum(axis=1)
     j = np.minimum(j, valid.numpy().sum(axis=1) - 1)
     return idx.numpy()[np.arange(len(p)), j]

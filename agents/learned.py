@@ -72,7 +72,7 @@ NETWORKS: dict[tuple[str, int], Network] = {
         why="the search distilled (experiments.train_distill: 10 DAgger rounds, 287,785 decisions labelled by "
             "champion:time_budget=0.005, then refit on the 275,021 not held out): two against two with expert on "
             "1,000 fresh deals, a margin over expert of +0.087 [+0.065, +0.109] a seat where the committed ppo "
-            "gets +0.035 [+0.014, +0.055]; against three expert +0.075 a game (ppo +0.031); two against two with "
+            "gets +0.035 [+0.014, +0.055]; against three expert +0.074 a game (ppo +0.031); two against two with "
             "the 5-round network before it +0.023 [+0.003, +0.042] a seat (seed 8804)"),
 }
 

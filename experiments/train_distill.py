@@ -16,9 +16,8 @@ Each round:
    mean rollout value of each legal action (``SearchAgent.evaluate``). A ``guided`` teacher (south_african's
    champion at every budget) values its ``top_k`` candidates only (``GuidedSearchAgent.evaluate``), and no action
    of a decision it plays by its policy (setup): the target is then its choice, a sample of that policy. This is
-   DAgger (Ross, Gordon and Bagnell,
-   AISTATS 2011): the network learns the teacher's decisions in the states its own play reaches, not only in the
-   teacher's.
+   DAgger (Ross, Gordon and Bagnell, AISTATS 2011): the network learns the teacher's decisions in the states its
+   own play reaches, not only in the teacher's.
 2. **Learn.** ``--epochs`` passes over every labelled decision so far (DAgger's aggregate), the network carried
    over from the round before (round 0: a fresh one, ``--hidden`` wide, or ``--init``'s): cross-entropy to the
    teacher's values made a policy, ``softmax(value / --temperature)`` over the actions it valued (``--temperature
@@ -28,8 +27,7 @@ Each round:
 Before a round's learning, the network is measured on the round's new labels (states it has not trained on):
 ``agree`` (its most likely action is the teacher's choice), ``regret`` (the teacher's value of its own choice minus
 that of the network's most likely action: what the network gives away, as the teacher sees it; over the decisions
-where the teacher valued both) and ``ce`` (the
-cross-entropy to the targets).
+where the teacher valued both) and ``ce`` (the cross-entropy to the targets).
 
 Where it runs: a round's chunks play here, on ``--workers`` spawned processes or on ``--workers`` Ray actors
 (``--backend ray``), through ``experiments.train_exit.Players``. Every draw of a chunk (deals, seats, the teacher's

@@ -83,12 +83,8 @@ def test_guided_evaluate_gives_acts_choices_and_values_for_its_candidates_only()
                 continue
             seen_play += 1
             assert valued.sum() == min(k, 3) and chosen[j] in ids[j, valued]  # (leaf values: the critic's)
-        vg.step(act_expert(expert, vg))
+        vg.step(expert.act(vg.observation, vg.action_mask))
     assert seen_setup and seen_play
-
-
-def act_expert(agent, vg):
-    return agent.act(vg.observation, vg.action_mask)
 
 
 def test_distill_targets_spread_over_what_the_teacher_valued_and_its_choice_where_it_valued_nothing():

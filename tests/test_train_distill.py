@@ -24,6 +24,20 @@ def distill_args(tmp_path, name: str, rounds: int, *extra: str) -> list[str]:
             "--quiet", "--seed", "5", *extra]
 
 
+def evaluate_beside_act(a, b, vg, rows, increasing: bool):
+    """``b.evaluate`` on the games ``rows``, checked against ``a.act`` from the same seed (the same choices) and
+    against each game's legal ids (all of them, in increasing order if ``increasing``, -1 after them)."""
+    acted = a.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
+    chosen, ids, values = b.evaluate(vg.state, rows)
+    assert np.array_equal(acted, chosen)
+    for j, g in enumerate(rows):
+        legal = np.flatnonzero(vg.action_mask[g])
+        k = len(legal)
+        listed = list(ids[j, :k]) if increasing else sorted(ids[j, :k])
+        assert listed == list(legal) and np.all(ids[j, k:] == -1) and chosen[j] in legal
+    return chosen, ids, values
+
+
 @pytest.mark.parametrize("ruleset", ["core", "omg"])
 def test_search_evaluate_gives_acts_choices_and_a_value_for_every_legal_action(ruleset):
     """``evaluate`` is ``act``'s batched search (the same choices from the same seed), and it says what each legal
@@ -37,13 +51,9 @@ def test_search_evaluate_gives_acts_choices_and_a_value_for_every_legal_action(r
     a = agents.make("search", ruleset, n, seed=3, budget=40)
     b = agents.make("search", ruleset, n, seed=3, budget=40)
     rows = np.flatnonzero(vg.current_player >= 0)
-    acted = a.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
-    chosen, ids, values = b.evaluate(vg.state, rows)
-    assert np.array_equal(acted, chosen)
+    chosen, ids, values = evaluate_beside_act(a, b, vg, rows, increasing=False)
     for j, g in enumerate(rows):
-        legal = np.flatnonzero(vg.action_mask[g])
-        k = len(legal)
-        assert sorted(ids[j, :k]) == list(legal) and np.all(ids[j, k:] == -1)
+        k = int(vg.action_mask[g].sum())
         assert np.all(np.isnan(values[j, k:]))
         if k == 1:
             assert np.isnan(values[j, 0])
@@ -69,13 +79,9 @@ def test_guided_evaluate_gives_acts_choices_and_values_for_its_candidates_only()
     seen_setup = seen_play = 0
     for t in range(30):
         rows = np.flatnonzero(vg.current_player >= 0)
-        acted = a.act(vg.observation[rows], vg.action_mask[rows], state=vg.state, games=rows)
-        chosen, ids, values = b.evaluate(vg.state, rows)
-        assert np.array_equal(acted, chosen)
+        chosen, ids, values = evaluate_beside_act(a, b, vg, rows, increasing=True)
         for j, g in enumerate(rows):
-            legal = np.flatnonzero(vg.action_mask[g])
-            k = len(legal)
-            assert list(ids[j, :k]) == list(legal) and np.all(ids[j, k:] == -1) and chosen[j] in legal
+            k = int(vg.action_mask[g].sum())
             valued = np.isfinite(values[j])
             if vg.state.phase[g] == K.PH_SETUP or k == 1:
                 assert not valued.any()

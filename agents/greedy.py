@@ -30,15 +30,35 @@ from shedders.envs.palace_env import observation_slices
 CYCLE_BREAK = 0.02  # rule 6: the share of decisions, draw pile empty, played at random
 
 
+def check_cycle_break(cycle_break) -> float:
+    """``cycle_break`` as a float in [0, 1], or ``ValueError``."""
+    if not isinstance(cycle_break, (int, float)) or isinstance(cycle_break, bool) or not 0 <= cycle_break <= 1:
+        raise ValueError(f"cycle_break must be a number in [0, 1], got {cycle_break!r}")
+    return float(cycle_break)
+
+
+def break_cycles(obs: np.ndarray, mask: np.ndarray, out: np.ndarray, rng: np.random.Generator, cycle_break: float,
+                 deck_col: int) -> None:
+    """Rule 6 on a checked batch, in place: where the draw pile is empty (``obs[:, deck_col] == 0``), a row's
+    action ``out`` becomes, with probability ``cycle_break``, a uniformly random legal action other than a pickup
+    (a pickup only where nothing else is legal), drawn from ``rng``."""
+    if cycle_break <= 0:
+        return
+    rows = np.flatnonzero((obs[:, deck_col] == 0) & (rng.random(len(out)) < cycle_break))
+    for r in rows:  # rare: a short loop over those rows only
+        legal = np.flatnonzero(mask[r])
+        if len(legal) > 1:  # never a voluntary pickup: any other legal action instead
+            legal = legal[legal != A_PICKUP]
+        out[r] = legal[rng.integers(len(legal))]
+
+
 class GreedyAgent(Agent):
     name = "greedy"
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
                  cycle_break: float = CYCLE_BREAK, **options):
         super().__init__(ruleset, num_players, seed, **options)
-        if not isinstance(cycle_break, (int, float)) or isinstance(cycle_break, bool) or not 0 <= cycle_break <= 1:
-            raise ValueError(f"cycle_break must be a number in [0, 1], got {cycle_break!r}")
-        self.cycle_break = float(cycle_break)
+        self.cycle_break = check_cycle_break(cycle_break)
         self._deck = observation_slices(self.rules.num_players)["deck_size"].start
         self._params = self.rules.to_params()
 
@@ -50,14 +70,7 @@ class GreedyAgent(Agent):
 
     def break_cycles(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
         """Rule 6: with the draw pile empty, a decision is random with probability ``cycle_break``."""
-        if self.cycle_break <= 0:
-            return
-        rows = np.flatnonzero((obs[:, self._deck] == 0) & (self.rng.random(len(out)) < self.cycle_break))
-        for r in rows:  # rare: a short loop over those rows only
-            legal = np.flatnonzero(mask[r])
-            if len(legal) > 1:  # never a voluntary pickup: any other legal action instead
-                legal = legal[legal != A_PICKUP]
-            out[r] = legal[self.rng.integers(len(legal))]
+        break_cycles(obs, mask, out, self.rng, self.cycle_break, self._deck)
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Rules 1-5 over a checked batch."""

@@ -773,3 +773,39 @@ def test_learned_falls_back_to_expert_where_no_network_plays_the_table():
     agent = agents.make("learned", "core", 3, seed=0)
     assert agent.chosen == "expert (no network for this table)"
     assert agents.make("learned", "house", 4, rules={"slap": True}).chosen.startswith("expert")
+
+
+def test_learned_cycle_break_is_greedys_rule_6_on_its_own_stream():
+    """``learned:cycle_break=p``: with the draw pile empty, a decision is a random legal action other than a pickup
+    with probability p, from a stream apart from the network's sampling: where the pile is not empty, or p is 0,
+    the network's actions are exactly those it plays without the option; bad values and non-palace tables refuse."""
+    from agents.ppo import ACTION_IDS
+    from shedders.envs.palace_env import observation_slices
+
+    vg = shedders.VectorGame("og", 128, 4, seed=5)
+    vg.reset()
+    deck = observation_slices(4)["deck_size"].start
+    pickup = ACTION_IDS["pickup"]
+    plain, always, never = (agents.make("learned", "og", 4, seed=3, **kw)
+                            for kw in ({}, {"cycle_break": 1.0}, {"cycle_break": 0.0}))
+    assert plain.cycle_break == 0.0 and always.cycle_break == 1.0
+    empty_seen = changed = 0
+    for _ in range(400):
+        obs, mask = vg.observation, vg.action_mask
+        want = plain.act(obs, mask)
+        got, same = always.act(obs, mask), never.act(obs, mask)
+        assert np.array_equal(same, want)
+        assert mask[np.arange(len(got)), got].all()
+        empty = obs[:, deck] == 0
+        assert np.array_equal(got[~empty], want[~empty])  # the network's own draws, untouched
+        others = (mask.sum(axis=1) > 1) & empty
+        assert (got[others] != pickup).all()  # never a voluntary pickup
+        empty_seen += int(empty.sum())
+        changed += int((got != want).sum())
+        vg.step(want)
+    assert empty_seen > 500 and changed > 0
+    with pytest.raises(ValueError, match="cycle_break"):
+        agents.make("learned", "og", 4, cycle_break=1.5)
+    with pytest.raises(ValueError, match="palace"):
+        agents.make("learned", "omg", 4, cycle_break=0.1)
+    assert agents.make("learned", "og", 3, cycle_break=0.1).inner.cycle_break == 0.1  # expert's own rule 6

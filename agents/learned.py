@@ -71,12 +71,14 @@ NETWORKS: dict[tuple[str, int], Network] = {
             "fresh deals +0.256 [+0.227, +0.284] a game, the committed ppo +0.108 [+0.078, +0.138], paired +0.148 "
             "[+0.110, +0.186]; two against two with ppo +0.088 [+0.070, +0.107] a seat (seed 8801)"),
     ("og", 4): Network(
-        "distill-og-4p.pt", temperature=0.1,
+        "distill-og-4p.pt", temperature=0.1, cycle_break=0.02,
         why="the search distilled (experiments.train_distill --teacher champion:time_budget=0.01: 8 DAgger "
             "rounds, 749,051 decisions labelled by og's search champion, then refit on the 720,085 not held "
             "out): two against two with expert on 1,000 fresh deals, a margin over expert of +0.119 [+0.099, "
             "+0.140] a seat where the committed ppo gets +0.045 [+0.024, +0.066]; two against two with the DAgger "
-            "network before the refit +0.029 [+0.010, +0.048] a seat (seed 8804)"),
+            "network before the refit +0.029 [+0.010, +0.048] a seat (seed 8804). cycle_break 0.02: four copies "
+            "alone capped 0.55% of 4,000 games, not 3.2-4.6%; two against two with expert +0.119 [+0.098, +0.140] "
+            "a seat, level with the network without it (paired +0.007 [-0.011, +0.024], seed 8806)"),
     ("omg", 4): Network(
         "distill-omg-4p.pt", temperature=0.1,
         why="the search distilled (experiments.train_distill: 10 DAgger rounds, 287,785 decisions labelled by "

@@ -764,6 +764,7 @@ def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
         ppo_floor = inspect.signature(PPOAgent).parameters["ready_floor"].default
         assert agent.inner.ready_floor == (ppo_floor if net.ready_floor is None else net.ready_floor)
         assert agents.make("learned", ruleset, n, seed=0, ready_floor=0.2).inner.ready_floor == 0.2
+        assert agent.cycle_break == net.cycle_break  # the entry's rule 6, unless told another
     if ("core", 4) in NETWORKS:
         assert agents.make("learned", "house", 4, seed=0).chosen == agents.make("learned", "core", 4).chosen
     assert agents.make("learned", "south_african", 4, seed=0).chosen.startswith("ppo (")
@@ -776,9 +777,9 @@ def test_learned_falls_back_to_expert_where_no_network_plays_the_table():
 
 
 def test_learned_cycle_break_is_greedys_rule_6_on_its_own_stream():
-    """``learned:cycle_break=p``: with the draw pile empty, a decision is a random legal action other than a pickup
-    with probability p, from a stream apart from the network's sampling: where the pile is not empty, or p is 0,
-    the network's actions are exactly those it plays without the option; bad values and non-palace tables refuse."""
+    """``learned:cycle_break=p``: with the draw pile empty, a decision is a random legal action other than a
+    pickup with probability p, from a stream apart from the network's sampling: where the pile is not empty the
+    network's actions are exactly those it plays with p = 0; bad values and non-palace tables refuse."""
     from agents.ppo import ACTION_IDS
     from shedders.envs.palace_env import observation_slices
 
@@ -786,18 +787,18 @@ def test_learned_cycle_break_is_greedys_rule_6_on_its_own_stream():
     vg.reset()
     deck = observation_slices(4)["deck_size"].start
     pickup = ACTION_IDS["pickup"]
-    plain, always, never = (agents.make("learned", "og", 4, seed=3, **kw)
-                            for kw in ({}, {"cycle_break": 1.0}, {"cycle_break": 0.0}))
+    plain, always, default = (agents.make("learned", "og", 4, seed=3, **kw)
+                              for kw in ({"cycle_break": 0.0}, {"cycle_break": 1.0}, {}))
     assert plain.cycle_break == 0.0 and always.cycle_break == 1.0
     empty_seen = changed = 0
     for _ in range(400):
         obs, mask = vg.observation, vg.action_mask
         want = plain.act(obs, mask)
-        got, same = always.act(obs, mask), never.act(obs, mask)
-        assert np.array_equal(same, want)
-        assert mask[np.arange(len(got)), got].all()
+        got, some = always.act(obs, mask), default.act(obs, mask)
+        assert mask[np.arange(len(got)), got].all() and mask[np.arange(len(some)), some].all()
         empty = obs[:, deck] == 0
         assert np.array_equal(got[~empty], want[~empty])  # the network's own draws, untouched
+        assert np.array_equal(some[~empty], want[~empty])
         others = (mask.sum(axis=1) > 1) & empty
         assert (got[others] != pickup).all()  # never a voluntary pickup
         empty_seen += int(empty.sum())

@@ -13,11 +13,8 @@ better network replaces the one there, measured against it. ``temperature`` (def
 ``ppo`` checkpoint), ``ready_floor`` (default: the network's own where it has one, else ``ppo``'s) and ``sample``
 are ``ppo``'s options.
 
-``cycle_break`` (palace family; default: the network's own, else 0) is ``greedy``'s rule 6 for a network: once the
-draw pile is empty nothing random is left in the game, and a network sampled at a low temperature can go round the
-same positions until the cap (four og networks passing three Queens round the table, each picking them up and
-playing them again). With probability ``cycle_break`` such a decision is a uniformly random legal action other than
-a pickup, drawn from a stream of its own (seeded from ``seed``), so the network's own sampling is unchanged.
+``cycle_break`` (default: the network's own, else 0) is ``ppo``'s option too: ``greedy``'s rule 6 for a network
+(``agents/ppo.py``); where ``expert`` plays the table, expert's own rule 6.
 
 At a table with no committed network (another player count, ``house`` with its toggles on) ``learned`` falls back
 to ``expert``, the strongest heuristic that also decides from the observation alone, and ``chosen`` says so
@@ -31,16 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent, check_batch
+from agents.base import Agent
 from agents.expert import ExpertAgent
-from agents.greedy import break_cycles, check_cycle_break
 from agents.omg_expert import OmgExpertAgent
 from shedders.rules import lookup
 
 #: each family's fallback where a table has no network
 EXPERTS = {"palace": ExpertAgent, "omg": OmgExpertAgent}
-#: mixed into ``seed`` for the stream of ``cycle_break``'s draws (apart from the network's sampling)
-CYCLE_STREAM = 0xC1C1E
 
 
 @dataclass(frozen=True)
@@ -112,27 +106,21 @@ class LearnedAgent(Agent):
         super().__init__(ruleset, num_players, seed, **options)
         from agents.ppo import PPOAgent, default_checkpoint  # torch, imported on first use
 
-        palace = lookup(ruleset).family == "palace"
-        if cycle_break is not None:
-            check_cycle_break(cycle_break)
-            if cycle_break > 0 and not palace:
-                raise ValueError(f"cycle_break is greedy's rule 6 of the palace family; {ruleset} has none")
-        self.cycle_break = 0.0
         found = network_for(ruleset, num_players, **options)
         if found is not None:
             path, net = found
             floor = net.ready_floor if ready_floor is None else ready_floor
             self.inner = PPOAgent(ruleset, num_players, seed=seed, checkpoint=str(path), sample=sample,
                                   temperature=net.temperature if temperature is None else temperature,
-                                  device=device, **({} if floor is None else {"ready_floor": floor}), **options)
-            self.cycle_break = net.cycle_break if cycle_break is None else float(cycle_break)
+                                  device=device, **({} if floor is None else {"ready_floor": floor}),
+                                  cycle_break=net.cycle_break if cycle_break is None else cycle_break, **options)
             labels = self.inner.counters.get("labels")
             self.chosen = f"distilled ({path}" + (f", {labels:,} searched labels)" if labels else ")")
         elif default_checkpoint(ruleset, num_players, **options).exists():
             self.inner = PPOAgent(ruleset, num_players, seed=seed, sample=sample,
                                   temperature=1.0 if temperature is None else temperature, device=device,
-                                  **({} if ready_floor is None else {"ready_floor": ready_floor}), **options)
-            self.cycle_break = 0.0 if cycle_break is None else float(cycle_break)
+                                  **({} if ready_floor is None else {"ready_floor": ready_floor}),
+                                  cycle_break=0.0 if cycle_break is None else cycle_break, **options)
             steps = self.inner.counters.get("global_step")
             self.chosen = f"ppo ({self.inner.path}" + (f", {steps:,} engine steps)" if steps else ")")
         else:
@@ -140,11 +128,6 @@ class LearnedAgent(Agent):
                 ruleset, num_players, seed=seed, **({} if cycle_break is None else {"cycle_break": cycle_break}),
                 **options)  # with expert's own rule 6
             self.chosen = "expert (no network for this table)"
-        if self.cycle_break > 0:
-            from shedders.envs.palace_env import observation_slices
-
-            self._deck = observation_slices(num_players)["deck_size"].start
-            self._cycle_rng = np.random.default_rng(None if seed is None else [CYCLE_STREAM, seed])
 
     @property
     def has_network(self) -> bool:
@@ -157,9 +140,10 @@ class LearnedAgent(Agent):
             raise ValueError(f"learned has no network for {self.ruleset} at {self.num_players} players")
         return self.inner.probabilities(observation, action_mask)
 
+    @property
+    def cycle_break(self) -> float:
+        """The ``cycle_break`` the table's player plays with (a network's, or ``expert``'s own rule 6)."""
+        return self.inner.cycle_break
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        out = self.inner.act(observation, action_mask)
-        if self.cycle_break > 0:
-            obs, mask = check_batch(observation, action_mask)
-            break_cycles(obs, mask, out, self._cycle_rng, self.cycle_break, self._deck)
-        return out
+        return self.inner.act(observation, action_mask)

@@ -20,6 +20,12 @@ floor is low on purpose: head to head against ``expert`` the core checkpoint was
 games capped), 0.509 with 0.01 and 0.495 with 0.1, which cut its setups short; fatality's table was unchanged by
 0.001.
 
+Once the draw pile is empty nothing random is left in a palace game, and a network sampled at a low temperature can
+go round the same positions until the cap (four og networks passing three Queens round the table, each picking them
+up and playing them again). ``cycle_break`` (``ppo:cycle_break=0.02``; default 0, palace family) is ``greedy``'s
+rule 6 for a network: with that probability such a decision is a uniformly random legal action other than a pickup,
+drawn from a stream of its own (seeded from ``seed``), so every other decision is the network's, unchanged.
+
 ``house`` with no toggles (on the core base) plays exactly core's games, so without a house checkpoint of its own
 it loads core's; with toggles on it needs its own (``--ruleset house`` in training, or ``ppo:checkpoint=PATH``).
 """
@@ -36,11 +42,15 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, check_batch
+from agents.greedy import break_cycles, check_cycle_break
 from shedders.envs.actions import ACTION_IDS
 from shedders.envs.family import family_of
+from shedders.envs.palace_env import observation_slices
 from shedders.rules import lookup, make_rules
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+#: mixed into ``seed`` for the stream of ``cycle_break``'s draws (apart from the network's sampling)
+CYCLE_STREAM = 0xC1C1E
 
 
 def _torch():
@@ -257,8 +267,11 @@ class PPOAgent(Agent):
 
     def __init__(self, ruleset: str = "core", num_players: int = 4, seed: int | None = None,
                  checkpoint: str | None = None, sample: bool = True, temperature: float = 1.0, device: str = "cpu",
-                 ready_floor: float = 0.001, **options):
+                 ready_floor: float = 0.001, cycle_break: float = 0.0, **options):
         super().__init__(ruleset, num_players, seed, **options)
+        self.cycle_break = check_cycle_break(cycle_break)
+        if self.cycle_break > 0 and not family_of(ruleset).setup_phase:
+            raise ValueError(f"cycle_break is greedy's rule 6 of the palace family; {ruleset} has none")
         if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not (
                 0 < temperature < math.inf):
             raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
@@ -284,6 +297,9 @@ class PPOAgent(Agent):
         if not 0.0 <= self.ready_floor <= 1.0:
             raise ValueError(f"ready_floor must be in [0, 1], got {ready_floor}")
         self._ready = _palace_ready_id() if family_of(ruleset).setup_phase else None
+        if self.cycle_break > 0:
+            self._deck = observation_slices(num_players)["deck_size"].start
+            self._cycle_rng = np.random.default_rng(None if seed is None else [CYCLE_STREAM, seed])
         self.path = str(path)
         self.counters = dict(ck["counters"])
 
@@ -305,8 +321,15 @@ class PPOAgent(Agent):
         return p.cpu().numpy().astype(np.float64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        torch = _torch()
         obs, mask = check_batch(observation, action_mask)
+        out = self._sampled(obs, mask)
+        if self.cycle_break > 0:
+            break_cycles(obs, mask, out, self._cycle_rng, self.cycle_break, self._deck)
+        return out
+
+    def _sampled(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The network's actions for checked rows (its argmax with ``sample`` off), before rule 6."""
+        torch = _torch()
         with torch.no_grad():
             logits = self._logits(obs, mask)
             if not self.sample:

@@ -608,7 +608,7 @@ def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
                 "would still need the network's arithmetic to take "
                 f"{m['sps'] / PPO_GOAL / (1 - m['engine']):.2f} of its time now. One epoch instead of 2 reached "
                 "130k but learned less per step over 3 seeds, as did larger minibatches, and bfloat16 autocast "
-                "was slower (`benchmarks/TRAINING.md`).")
+                "and torch.compile of the update were slower (`benchmarks/TRAINING.md`).")
     if "ray" in scale:
         r = scale["ray"]
         if not row(f"Ray tournament, 4,096 deals, 2 workers >= {RAY_GOAL}x local",

@@ -4,8 +4,9 @@ engine state).
     agent = agents.make("learned", ruleset="core", num_players=4)
 
 It is the table's network in ``NETWORKS`` where one is there: a network that beat the table's committed ``ppo`` on
-fresh duplicate deals (core, fatality, og and omg at 4 players: the champion's search distilled into a network by
-``experiments.train_distill``, played at temperature 0.1; house without toggles plays core's). Elsewhere it is the
+fresh duplicate deals (core, fatality, og, omg and south_african at 4 players: the champion's search distilled
+into a network by ``experiments.train_distill``, played at temperature 0.1, south_african's at 0.3; house without
+toggles plays core's). Elsewhere it is the
 committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
 ``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
 ``agent.chosen`` names what a table got (the checkpoint, and its searched labels or engine steps of training); a
@@ -80,6 +81,14 @@ NETWORKS: dict[tuple[str, int], Network] = {
             "1,000 fresh deals, a margin over expert of +0.087 [+0.065, +0.109] a seat where the committed ppo "
             "gets +0.035 [+0.014, +0.055]; against three expert +0.074 a game (ppo +0.031); two against two with "
             "the 5-round network before it +0.023 [+0.003, +0.042] a seat (seed 8804)"),
+    ("south_african", 4): Network(
+        "distill-south_african-4p.pt", temperature=0.3, ready_floor=0.05, cycle_break=0.05,
+        why="the guided champion distilled (experiments.train_distill --temperature 0: 7 DAgger rounds, 1,613,327 "
+            "decisions labelled by champion:time_budget=0.005, a 512-wide network); chosen on seed 501 among "
+            "temperatures 0.3 and 0.5 with cycle_break 0.02 and 0.05 (without cycle_break 4-10% of its games "
+            "capped in Joker stand-offs): two against two with expert on 1,000 fresh deals, a margin over expert "
+            "of +0.051 [+0.031, +0.071] a seat where the committed ppo gets +0.018 [-0.002, +0.038], paired "
+            "+0.033 [+0.005, +0.061]; 0.1% of games capped (seed 8807)"),
 }
 
 

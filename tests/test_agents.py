@@ -767,7 +767,18 @@ def test_learned_plays_a_committed_network_of_its_table_ahead_of_ppo():
         assert agent.cycle_break == net.cycle_break  # the entry's rule 6, unless told another
     if ("core", 4) in NETWORKS:
         assert agents.make("learned", "house", 4, seed=0).chosen == agents.make("learned", "core", 4).chosen
-    assert agents.make("learned", "south_african", 4, seed=0).chosen.startswith("ppo (")
+    # a table with a committed ppo and no entry plays the ppo
+    ppo_tables = [(r, 4) for r in ("core", "fatality", "og", "south_african", "omg")
+                  if (CHECKPOINTS / f"{r}-4p.pt").exists()]
+    assert ppo_tables
+    for table in ppo_tables:
+        kept = dict(NETWORKS)
+        try:
+            NETWORKS.pop(table, None)
+            assert agents.make("learned", table[0], 4, seed=0).chosen.startswith("ppo (")
+        finally:
+            NETWORKS.clear()
+            NETWORKS.update(kept)
 
 
 def test_learned_falls_back_to_expert_where_no_network_plays_the_table():

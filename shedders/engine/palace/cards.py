@@ -307,3 +307,58 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
         s.known[g, p, r] = max(0, kn)
     else:
         s.face_up[g, p, r] -= k
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Sets of ranks as bits (bit r: rank r), so a scan over a hand tests one word instead of branching on each rank's
+# count: the legal plays and greedy's state read walk only the ranks held that may go.
+# --------------------------------------------------------------------------------------------------------------
+ALL_RANKS = (1 << R) - 1
+#: ``is_answer_rank_nb``'s ranks
+ANSWER_BITS = (1 << R2) | (1 << R5) | (1 << RA) | (1 << RJOKER)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def wild_bits_nb(params):
+    """The ranks ``is_wild_nb`` calls wild, as bits."""
+    fam = params[P_FAMILY]
+    if fam == FAM_OG:
+        return np.int64((1 << R2) | (1 << R3) | (1 << R10))
+    if fam == FAM_FAT:
+        return np.int64((1 << R2) | (1 << R3) | (1 << RJOKER))
+    bits = np.int64(1 << RJOKER)
+    if params[P_RESET_2] != 0:
+        bits |= 1 << R2
+    if params[P_MIRROR_5] != 0:
+        bits |= 1 << R5
+    if params[P_BURN_10] != 0:
+        bits |= 1 << R10
+    return bits
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def beat_bits_nb(rule, top, params):
+    """The ranks ``can_beat_nb(r, rule, top, params)`` lets go on the pile, as bits."""
+    if rule == RULE_ANY:
+        return np.int64(ALL_RANKS)
+    if rule == RULE_LT7:
+        bits = np.int64((1 << R7) - 1)
+    elif rule == RULE_LE7:
+        bits = np.int64((1 << (R7 + 1)) - 1)
+    else:
+        bits = np.int64(ALL_RANKS) & ~((np.int64(1) << max(np.int64(top), 0)) - 1)
+    return bits | wild_bits_nb(params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def held_bits_nb(s, g, p, zone):
+    """The ranks player p holds at least one card of in ``zone`` (ZONE_HAND or ZONE_UP; none elsewhere), as bits:
+    a fixed loop without branches."""
+    bits = np.int64(0)
+    if zone == ZONE_HAND:
+        for r in range(R):
+            bits |= np.int64(s.hand[g, p, r] != 0) << r
+    elif zone == ZONE_UP:
+        for r in range(R):
+            bits |= np.int64(s.face_up[g, p, r] != 0) << r
+    return bits

@@ -1,0 +1,61 @@
+"""The palace kernels' sets of ranks as bits (``shedders.engine.palace.cards``): each is the bit-for-bit image of
+the per-rank query it replaces in the legal actions and greedy's state read, for every rule, pile top and toggle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import shedders
+from shedders.engine.bits import lowest_bit_nb
+from shedders.engine.palace import cards as C
+from shedders.engine.palace import layout as L
+
+PALACE = ("og", "fatality", "core", "south_african", "house")
+
+
+def params_of(ruleset: str) -> list[np.ndarray]:
+    """The ruleset's params, and the same with each wild toggle of the core family flipped."""
+    base = shedders.VectorGame(ruleset, 1, 4, seed=0).params
+    out = [base]
+    for key in (L.P_RESET_2, L.P_MIRROR_5, L.P_BURN_10):
+        p = base.copy()
+        p[key] = 1 - (p[key] != 0)
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("ruleset", PALACE)
+def test_wild_and_beat_bits_are_is_wild_and_can_beat_rank_by_rank(ruleset):
+    for params in params_of(ruleset):
+        wild = C.wild_bits_nb(params)
+        assert [bool((wild >> r) & 1) for r in range(L.R)] == [C.is_wild_nb(r, params) for r in range(L.R)]
+        for rule in (L.RULE_ANY, L.RULE_GE, L.RULE_LT7, L.RULE_LE7):
+            for top in range(-1, L.R):
+                bits = C.beat_bits_nb(rule, top, params)
+                want = [C.can_beat_nb(r, rule, top, params) for r in range(L.R)]
+                assert [bool((bits >> r) & 1) for r in range(L.R)] == want, (rule, top)
+                assert bits >> L.R == 0
+
+
+def test_answer_bits_are_the_answer_ranks():
+    assert [bool((C.ANSWER_BITS >> r) & 1) for r in range(L.R)] == [C.is_answer_rank_nb(r) for r in range(L.R)]
+
+
+def test_held_bits_mark_the_ranks_with_a_card_in_the_zone():
+    vg = shedders.VectorGame("core", 1, 4, seed=0)
+    vg.reset()
+    s = vg.state
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        s.hand[0, 1] = rng.integers(0, 3, L.R) * rng.integers(0, 2, L.R)
+        s.face_up[0, 1] = rng.integers(0, 2, L.R)
+        for zone, row in ((L.ZONE_HAND, s.hand[0, 1]), (L.ZONE_UP, s.face_up[0, 1])):
+            bits = C.held_bits_nb(s, 0, 1, zone)
+            assert [bool((bits >> r) & 1) for r in range(L.R)] == list(row != 0)
+        assert C.held_bits_nb(s, 0, 1, L.ZONE_DOWN) == 0
+
+
+def test_lowest_bit_is_the_smallest_member():
+    for x in list(range(1, 1 << L.R)) + [1 << 40, (1 << 62) | 8]:
+        assert lowest_bit_nb(x) == (x & -x).bit_length() - 1

@@ -11,10 +11,10 @@ from shedders.engine.palace.cards import (
     beat_bits_nb,
     can_beat_nb,
     hand_count_nb,
-    held_bits_nb,
     n_in_nb,
     pile_state_nb,
     zone_count_nb,
+    zone_held_nb,
     zone_nb,
 )
 from shedders.engine.palace.deal import open_rank_nb
@@ -145,7 +145,7 @@ def legal_mask_nb(s, g, params, mask, ids):
     if ph == PH_COUNTER:
         return add_nb(mask, ids, add_nb(mask, ids, 0, A_PLAY + RJOKER * MAXC), A_PASS)
     # PH_PLAY or PH_ANSWER
-    z = zone_nb(s, g, p)
+    z, held = zone_held_nb(s, g, p)
     rule, top = pile_state_nb(s, g, params)
     nplays = 0
     if z == ZONE_DOWN:
@@ -153,7 +153,7 @@ def legal_mask_nb(s, g, params, mask, ids):
     elif z == ZONE_HAND or z == ZONE_UP:
         # the ranks held that may go (is_answer_rank_nb's or can_beat_nb's, as bits), lowest first
         may = np.int64(ANSWER_BITS) if ph == PH_ANSWER else beat_bits_nb(rule, top, params)
-        go = held_bits_nb(s, g, p, z) & may
+        go = held & may
         while go != 0:
             r = lowest_bit_nb(go)
             go &= go - 1

@@ -13,12 +13,11 @@ from shedders.engine.bits import lowest_bit_nb
 from shedders.engine.palace.cards import (
     ANSWER_BITS,
     beat_bits_nb,
-    held_bits_nb,
     is_wild_nb,
     pile_state_nb,
     wild_bits_nb,
     zone_count_nb,
-    zone_nb,
+    zone_held_nb,
 )
 from shedders.engine.palace.layout import (
     A_COVER,
@@ -193,7 +192,7 @@ def greedy_fast_nb(s, g, params):
         return np.int64(A_PASS)
     if ph != PH_PLAY and ph != PH_ANSWER:
         return np.int64(-1)
-    z = zone_nb(s, g, p)
+    z, held = zone_held_nb(s, g, p)
     if z == ZONE_DOWN:
         return np.int64(A_FLIP)
     if z != ZONE_HAND and z != ZONE_UP:
@@ -201,7 +200,6 @@ def greedy_fast_nb(s, g, params):
     # the ranks held that may go, as bits (cards.held_bits_nb): greedy's plain ranks come first, low to high, so
     # its play is the lowest plain rank that may go; one word is tested, not each rank's count
     rule, top = pile_state_nb(s, g, params)
-    held = held_bits_nb(s, g, p, z)
     ok = held & (np.int64(ANSWER_BITS) if ph == PH_ANSWER else beat_bits_nb(rule, top, params))
     wild = wild_bits_nb(params)
     plain = held & ~wild

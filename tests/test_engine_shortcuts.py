@@ -1,5 +1,6 @@
-"""The palace kernels' sets of ranks as bits (``shedders.engine.palace.cards``): each is the bit-for-bit image of
-the per-rank query it replaces in the legal actions and greedy's state read, for every rule, pile top and toggle."""
+"""The engine's shortcuts, each the exact image of what it replaces: the palace kernels' sets of ranks as bits
+(``shedders.engine.palace.cards``) against the per-rank queries of the legal actions and greedy's state read, for
+every rule, top and toggle; the seat step without a division against the modulo."""
 
 from __future__ import annotations
 
@@ -48,14 +49,28 @@ def test_held_bits_mark_the_ranks_with_a_card_in_the_zone():
     s = vg.state
     rng = np.random.default_rng(5)
     for _ in range(200):
-        s.hand[0, 1] = rng.integers(0, 3, L.R) * rng.integers(0, 2, L.R)
-        s.face_up[0, 1] = rng.integers(0, 2, L.R)
+        s.hand[0, 1] = rng.integers(0, 3, L.R) * rng.integers(0, 2, L.R) * rng.integers(0, 2)  # often empty
+        s.face_up[0, 1] = rng.integers(0, 2, L.R) * rng.integers(0, 2)
         for zone, row in ((L.ZONE_HAND, s.hand[0, 1]), (L.ZONE_UP, s.face_up[0, 1])):
             bits = C.held_bits_nb(s, 0, 1, zone)
             assert [bool((bits >> r) & 1) for r in range(L.R)] == list(row != 0)
         assert C.held_bits_nb(s, 0, 1, L.ZONE_DOWN) == 0
+        for deck in (0, 5):
+            for down in (-1, 3):
+                s.deck_len[0] = deck
+                s.face_down[0, 1] = down
+                zone, bits = C.zone_held_nb(s, 0, 1)
+                assert zone == C.zone_nb(s, 0, 1)
+                assert bits == (C.held_bits_nb(s, 0, 1, zone) if zone in (L.ZONE_HAND, L.ZONE_UP) else 0)
 
 
 def test_lowest_bit_is_the_smallest_member():
     for x in list(range(1, 1 << L.R)) + [1 << 40, (1 << 62) | 8]:
         assert lowest_bit_nb(x) == (x & -x).bit_length() - 1
+
+
+def test_step_seat_is_the_modulo_for_steps_of_one():
+    for n in range(2, 9):
+        for q in range(n):
+            for d in (1, -1):
+                assert C.step_seat_nb(q, d, n) == (q + d) % n

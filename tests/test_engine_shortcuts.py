@@ -4,6 +4,7 @@ every rule, top and toggle; the seat step without a division against the modulo.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -74,3 +75,25 @@ def test_step_seat_is_the_modulo_for_steps_of_one():
         for q in range(n):
             for d in (1, -1):
                 assert C.step_seat_nb(q, d, n) == (q + d) % n
+
+
+def test_held_words_walk_the_types_a_hand_holds_in_increasing_order():
+    from shedders.engine.omg.cards import held_type_nb, held_words_nb
+
+    @numba.njit
+    def walk(hand, nt, out):
+        lo, hi = held_words_nb(hand, nt)
+        k = 0
+        while lo != 0 or hi != 0:
+            t, lo, hi = held_type_nb(lo, hi)
+            out[k] = t
+            k += 1
+        return k
+
+    rng = np.random.default_rng(7)
+    out = np.zeros(128, np.int64)
+    for nt in (1, 13, 63, 64, 65, 96, 127):
+        for density in (0.0, 0.05, 0.5, 1.0):
+            hand = (rng.random(128) < density).astype(np.int16) * rng.integers(1, 4, 128).astype(np.int16)
+            k = walk(hand, nt, out)
+            assert list(out[:k]) == [t for t in range(nt) if hand[t] > 0], (nt, density)

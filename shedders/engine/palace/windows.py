@@ -77,14 +77,21 @@ def open_sneak_window_nb(s, g, r, by, params):
 def continue_sneak_window_nb(s, g, params):
     n = params[P_NPLAYERS]
     r = np.int64(s.win_rank[g])
-    while s.ask_left[g] > 0:
-        q = np.int64(s.ask[g])
-        s.ask[g] = step_seat_nb(q, ONE, n)
-        s.ask_left[g] -= 1
-        if q != s.win_by[g] and s.finished[g, q] == 0 and s.hand[g, q, r] > 0:
+    by = np.int64(s.win_by[g])
+    # the seat asked and the asks left in locals, written back once: a store to the state inside the loop would
+    # be read back at every seat (the state's arrays may alias one another)
+    q, left = np.int64(s.ask[g]), np.int64(s.ask_left[g])
+    while left > 0:
+        asked = q
+        q = step_seat_nb(q, ONE, n)
+        left -= 1
+        if asked != by and s.finished[g, asked] == 0 and s.hand[g, asked, r] > 0:
+            s.ask[g] = q
+            s.ask_left[g] = left
             s.phase[g] = PH_SNEAK
-            s.actor[g] = q
+            s.actor[g] = asked
             return
+    s.ask_left[g] = left
     s.win_rank[g] = -1
     s.win_by[g] = -1
     s.ask[g] = -1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from shedders.engine.bits import lowest_bit_nb
 from shedders.engine.omg.layout import CCOLOR, CGOD, CNUM, CPOWER, F_COLOR, F_NUMBER, HERMES
 from shedders.engine.rng import rand_below_nb
 
@@ -93,11 +94,36 @@ def attr_nb(cards, t, kind):
     return cards[t, CGOD]
 
 
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def held_words_nb(hand, nt):
+    """The card types a hand holds (``hand``: its counts by type, the first ``nt``), as the bits of two words:
+    types 0..63, then 64..127 (a deck holds at most 127 cards, so at most 127 types). A loop without branches
+    (it compiles to vector compares): a hand holds a few of omg's 96 types, and a scan that branches on each
+    count mispredicts at every card. Walk the types in increasing order with ``held_type_nb``."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    for t in range(min(nt, 64)):
+        lo |= np.int64(hand[t] > 0) << t
+    for t in range(64, nt):
+        hi |= np.int64(hand[t] > 0) << (t - 64)
+    return lo, hi
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def held_type_nb(lo, hi):
+    """The lowest type of ``held_words_nb``'s words (one of them not 0), and the words without it."""
+    if lo != 0:
+        return lowest_bit_nb(lo), lo & (lo - 1), hi
+    return 64 + lowest_bit_nb(hi), lo, hi & (hi - 1)
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def count_matching_nb(s, g, q, kind, val, cards):
     c = 0
-    for t in range(s.hand.shape[2]):
-        if s.hand[g, q, t] > 0 and attr_nb(cards, t, kind) == val:
+    lo, hi = held_words_nb(s.hand[g, q], s.hand.shape[2])
+    while lo != 0 or hi != 0:
+        t, lo, hi = held_type_nb(lo, hi)
+        if attr_nb(cards, t, kind) == val:
             c += s.hand[g, q, t]
     return c
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from shedders.engine.omg.cards import attr_nb, count_matching_nb
+from shedders.engine.omg.cards import attr_nb, count_matching_nb, held_type_nb, held_words_nb
 from shedders.engine.omg.layout import (
     F_ATTR,
     F_COLOR,
@@ -59,10 +59,13 @@ def legal_mask_nb(s, g, params, cards, lay, mask, ids):
     p = np.int64(s.turn[g])
     n = params[P_NPLAYERS]
     nt = params[P_NTYPES]
+    # the types the hand holds, lowest first (cards.held_words_nb): a few of nt
+    lo, hi = held_words_nb(s.hand[g, p], nt)
     if ph == PH_PLAY:
-        for t in range(nt):
-            if s.hand[g, p, t] > 0:
-                k = _mark_nb(mask, ids, k, lay[L_PLAY] + t)
+        base = lay[L_PLAY]
+        while lo != 0 or hi != 0:
+            t, lo, hi = held_type_nb(lo, hi)
+            k = _mark_nb(mask, ids, k, base + t)
     elif ph == PH_TARGET:
         for j in range(1, n):
             k = _mark_nb(mask, ids, k, lay[L_TARGET] + j - 1)
@@ -80,23 +83,25 @@ def legal_mask_nb(s, g, params, cards, lay, mask, ids):
                     k = _mark_nb(mask, ids, k, lay[L_ATTRIBUTE] + a)
         else:
             if kind == F_NUMBER:
-                lo, size = lay[L_NUMBER], MAXN
+                first, size = lay[L_NUMBER], MAXN
             elif kind == F_COLOR:
-                lo, size = lay[L_COLOR], N_COLORS
+                first, size = lay[L_COLOR], N_COLORS
             else:
-                lo, size = lay[L_GOD], N_GODS
-            for t in range(nt):
-                if s.hand[g, p, t] > 0:
-                    v = attr_nb(cards, t, kind)
-                    mask[lo + v - 1 if kind == F_NUMBER else lo + v] = 1
-            for a in range(lo, lo + size):
+                first, size = lay[L_GOD], N_GODS
+            while lo != 0 or hi != 0:
+                t, lo, hi = held_type_nb(lo, hi)
+                v = attr_nb(cards, t, kind)
+                mask[first + v - 1 if kind == F_NUMBER else first + v] = 1
+            for a in range(first, first + size):
                 if mask[a]:
                     ids[k] = a
                     k += 1
     elif ph == PH_DISCARD:
-        for t in range(nt):
-            if s.hand[g, p, t] > 0 and (s.fkind[g] == F_NONE or attr_nb(cards, t, s.fkind[g]) == s.fval[g]):
-                k = _mark_nb(mask, ids, k, lay[L_DISCARD] + t)
+        base = lay[L_DISCARD]
+        while lo != 0 or hi != 0:
+            t, lo, hi = held_type_nb(lo, hi)
+            if s.fkind[g] == F_NONE or attr_nb(cards, t, s.fkind[g]) == s.fval[g]:
+                k = _mark_nb(mask, ids, k, base + t)
         if s.upto[g] != 0:
             k = _mark_nb(mask, ids, k, lay[L_STOP])  # the block right after discard's
     return k

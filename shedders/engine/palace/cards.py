@@ -195,6 +195,18 @@ def n_in_nb(s, g, params):
     return n
 
 
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def step_seat_nb(q, d, n):
+    """(q + d) % n for a seat q of n and a step d of +1 or -1: a wrap, not a division (the seat arithmetic of
+    every turn)."""
+    q = np.int64(q) + d
+    if q >= n:
+        return q - n
+    if q < 0:
+        return q + n
+    return q
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def advance_nb(s, g, seat, steps, params):
     """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.
@@ -206,7 +218,7 @@ def advance_nb(s, g, seat, steps, params):
     cur = np.int64(seat)
     for _ in range(steps):
         for _k in range(n):
-            cur = (cur + d) % n
+            cur = step_seat_nb(cur, d, n)
             if s.finished[g, cur] == 0:
                 break
     return cur
@@ -227,8 +239,9 @@ def draw_one_nb(s, g, p):
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def draw_to_three_nb(s, g, p):
     """seed 003 "Draw to three": while the draw pile lasts, draw back up to 3 hole cards; never above."""
-    while hand_count_nb(s, g, p) < HAND_TARGET and draw_one_nb(s, g, p):
-        pass
+    n = hand_count_nb(s, g, p)  # counted once: each draw adds one card
+    while n < HAND_TARGET and draw_one_nb(s, g, p):
+        n += 1
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -266,7 +279,8 @@ def push_as_nb(s, g, r, named, k, p):
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def has_cards_nb(s, g, p):
-    return hand_count_nb(s, g, p) + up_count_nb(s, g, p) + down_count_nb(s, g, p) > 0
+    # the counts are never negative: the first zone that holds a card answers
+    return hand_count_nb(s, g, p) > 0 or up_count_nb(s, g, p) > 0 or down_count_nb(s, g, p) > 0
 
 
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
@@ -307,3 +321,73 @@ def remove_from_zone_nb(s, g, p, zone, r, k):
         s.known[g, p, r] = max(0, kn)
     else:
         s.face_up[g, p, r] -= k
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Sets of ranks as bits (bit r: rank r), so a scan over a hand tests one word instead of branching on each rank's
+# count: the legal plays and greedy's state read walk only the ranks held that may go.
+# --------------------------------------------------------------------------------------------------------------
+ALL_RANKS = (1 << R) - 1
+#: ``is_answer_rank_nb``'s ranks
+ANSWER_BITS = (1 << R2) | (1 << R5) | (1 << RA) | (1 << RJOKER)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def wild_bits_nb(params):
+    """The ranks ``is_wild_nb`` calls wild, as bits."""
+    fam = params[P_FAMILY]
+    if fam == FAM_OG:
+        return np.int64((1 << R2) | (1 << R3) | (1 << R10))
+    if fam == FAM_FAT:
+        return np.int64((1 << R2) | (1 << R3) | (1 << RJOKER))
+    bits = np.int64(1 << RJOKER)
+    if params[P_RESET_2] != 0:
+        bits |= 1 << R2
+    if params[P_MIRROR_5] != 0:
+        bits |= 1 << R5
+    if params[P_BURN_10] != 0:
+        bits |= 1 << R10
+    return bits
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def beat_bits_nb(rule, top, params):
+    """The ranks ``can_beat_nb(r, rule, top, params)`` lets go on the pile, as bits."""
+    if rule == RULE_ANY:
+        return np.int64(ALL_RANKS)
+    if rule == RULE_LT7:
+        bits = np.int64((1 << R7) - 1)
+    elif rule == RULE_LE7:
+        bits = np.int64((1 << (R7 + 1)) - 1)
+    else:
+        bits = np.int64(ALL_RANKS) & ~((np.int64(1) << max(np.int64(top), 0)) - 1)
+    return bits | wild_bits_nb(params)
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def held_bits_nb(s, g, p, zone):
+    """The ranks player p holds at least one card of in ``zone`` (ZONE_HAND or ZONE_UP; none elsewhere), as bits:
+    a fixed loop without branches."""
+    bits = np.int64(0)
+    if zone == ZONE_HAND:
+        for r in range(R):
+            bits |= np.int64(s.hand[g, p, r] != 0) << r
+    elif zone == ZONE_UP:
+        for r in range(R):
+            bits |= np.int64(s.face_up[g, p, r] != 0) << r
+    return bits
+
+
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def zone_held_nb(s, g, p):
+    """``zone_nb``'s zone, and the ranks player p holds there as ``held_bits_nb`` (0 for the face-down cards and
+    none): the counts are never negative, so a zone holds cards exactly when it holds a rank."""
+    bits = held_bits_nb(s, g, p, ZONE_HAND)
+    if bits != 0 or s.deck_len[g] > 0:
+        return ZONE_HAND, bits  # an empty hand with a draw pile is transient (zone_nb)
+    bits = held_bits_nb(s, g, p, ZONE_UP)
+    if bits != 0:
+        return ZONE_UP, bits
+    if down_count_nb(s, g, p) > 0:
+        return ZONE_DOWN, bits
+    return ZONE_NONE, bits

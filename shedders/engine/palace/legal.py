@@ -5,13 +5,16 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from shedders.engine.bits import lowest_bit_nb
 from shedders.engine.palace.cards import (
+    ANSWER_BITS,
+    beat_bits_nb,
     can_beat_nb,
     hand_count_nb,
-    is_answer_rank_nb,
     n_in_nb,
     pile_state_nb,
     zone_count_nb,
+    zone_held_nb,
     zone_nb,
 )
 from shedders.engine.palace.deal import open_rank_nb
@@ -142,22 +145,19 @@ def legal_mask_nb(s, g, params, mask, ids):
     if ph == PH_COUNTER:
         return add_nb(mask, ids, add_nb(mask, ids, 0, A_PLAY + RJOKER * MAXC), A_PASS)
     # PH_PLAY or PH_ANSWER
-    z = zone_nb(s, g, p)
+    z, held = zone_held_nb(s, g, p)
     rule, top = pile_state_nb(s, g, params)
     nplays = 0
     if z == ZONE_DOWN:
         nplays = add_nb(mask, ids, 0, A_FLIP)
     elif z == ZONE_HAND or z == ZONE_UP:
-        for r in range(R):
+        # the ranks held that may go (is_answer_rank_nb's or can_beat_nb's, as bits), lowest first
+        may = np.int64(ANSWER_BITS) if ph == PH_ANSWER else beat_bits_nb(rule, top, params)
+        go = held & may
+        while go != 0:
+            r = lowest_bit_nb(go)
+            go &= go - 1
             cnt = zone_count_nb(s, g, p, z, r)
-            if cnt == 0:
-                continue
-            if ph == PH_ANSWER:
-                ok = is_answer_rank_nb(r)
-            else:
-                ok = can_beat_nb(r, rule, top, params)
-            if not ok:
-                continue
             if r == RJOKER:
                 if fam == FAM_FAT:
                     # R-FAT-JOKER: one or both Jokers, on their own, naming any rank.

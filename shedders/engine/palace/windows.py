@@ -13,8 +13,18 @@ from shedders.engine.palace.cards import (
     push_nb,
     remove_from_zone_nb,
     run_len_nb,
+    step_seat_nb,
 )
-from shedders.engine.palace.layout import P_NPLAYERS, P_SET_SIZE, PH_COUNTER, PH_EAT, PH_PLAY, PH_SNEAK, ZONE_HAND
+from shedders.engine.palace.layout import (
+    ONE,
+    P_NPLAYERS,
+    P_SET_SIZE,
+    PH_COUNTER,
+    PH_EAT,
+    PH_PLAY,
+    PH_SNEAK,
+    ZONE_HAND,
+)
 from shedders.engine.palace.legal import can_counter_nb
 
 
@@ -42,7 +52,7 @@ def continue_joker_window_nb(s, g, params):
     while owner_in and s.ask_left[g] > 0:
         q = np.int64(s.ask[g])
         s.ask_left[g] -= 1
-        s.ask[g] = (q + d) % n
+        s.ask[g] = step_seat_nb(q, d, n)
         if q != owner and s.finished[g, q] == 0 and can_counter_nb(s, g, q):
             s.phase[g] = PH_COUNTER
             s.actor[g] = q
@@ -58,7 +68,7 @@ def open_sneak_window_nb(s, g, r, by, params):
     the left of the player who played (the next player included)."""
     s.win_rank[g] = r
     s.win_by[g] = by
-    s.ask[g] = (by + 1) % params[P_NPLAYERS]
+    s.ask[g] = step_seat_nb(by, ONE, params[P_NPLAYERS])
     s.ask_left[g] = params[P_NPLAYERS] - 1
     continue_sneak_window_nb(s, g, params)
 
@@ -67,14 +77,21 @@ def open_sneak_window_nb(s, g, r, by, params):
 def continue_sneak_window_nb(s, g, params):
     n = params[P_NPLAYERS]
     r = np.int64(s.win_rank[g])
-    while s.ask_left[g] > 0:
-        q = np.int64(s.ask[g])
-        s.ask[g] = (q + 1) % n
-        s.ask_left[g] -= 1
-        if q != s.win_by[g] and s.finished[g, q] == 0 and s.hand[g, q, r] > 0:
+    by = np.int64(s.win_by[g])
+    # the seat asked and the asks left in locals, written back once: a store to the state inside the loop would
+    # be read back at every seat (the state's arrays may alias one another)
+    q, left = np.int64(s.ask[g]), np.int64(s.ask_left[g])
+    while left > 0:
+        asked = q
+        q = step_seat_nb(q, ONE, n)
+        left -= 1
+        if asked != by and s.finished[g, asked] == 0 and s.hand[g, asked, r] > 0:
+            s.ask[g] = q
+            s.ask_left[g] = left
             s.phase[g] = PH_SNEAK
-            s.actor[g] = q
+            s.actor[g] = asked
             return
+    s.ask_left[g] = left
     s.win_rank[g] = -1
     s.win_by[g] = -1
     s.ask[g] = -1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from shedders.engine.omg.cards import attr_nb, hermes_copy_nb, penalty_nb
+from shedders.engine.omg.cards import attr_nb, held_type_nb, held_words_nb, hermes_copy_nb, penalty_nb
 from shedders.engine.omg.layout import (
     APHRODITE,
     APOLLO,
@@ -77,10 +77,11 @@ def count_in_hand_nb(hand, held, lo, hi, off, kind, val, cards):
 @nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def held_nb(hand, nt, out, at):
     """Write the card types ``hand`` holds, in increasing order, to ``out[at:]``; returns where the list ends."""
-    for t in range(nt):
-        if hand[t] > 0:
-            out[at] = t
-            at += 1
+    lo, hi = held_words_nb(hand, nt)
+    while lo != 0 or hi != 0:
+        t, lo, hi = held_type_nb(lo, hi)
+        out[at] = t
+        at += 1
     return at
 
 

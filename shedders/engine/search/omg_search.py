@@ -8,6 +8,7 @@ import numba as nb
 import numpy as np
 
 from shedders.engine.buffers import chunks_nb
+from shedders.engine.omg.cards import held_type_nb, held_words_nb
 from shedders.engine.omg.layout import CGOD, CNUM, CPOWER, N_GODS, P_NPLAYERS, P_NTYPES, PH_OVER
 from shedders.engine.omg.legal import legal_mask_nb
 from shedders.engine.omg.step import apply_nb
@@ -119,14 +120,14 @@ def leaf_features_nb(s, d, q, params, cards, out):
     turn = np.int64(s.turn[d])
     top = np.int64(s.pile[d, s.pile_len[d] - 1]) if s.pile_len[d] > 0 else -1
     match = 0
-    for t in range(params[P_NTYPES]):
+    lo, hi = held_words_nb(s.hand[d, q], params[P_NTYPES])
+    while lo != 0 or hi != 0:  # the types the hand holds, lowest first
+        t, lo, hi = held_type_nb(lo, hi)
         c = s.hand[d, q, t]
-        if c > 0:
-            if cards[t, CPOWER] != 0:
-                out[4 + cards[t, CGOD]] += c
-            if q == turn and top >= 0 and (cards[t, CNUM] == cards[top, CNUM]
-                                           or cards[t, CGOD] == cards[top, CGOD]):
-                match += c
+        if cards[t, CPOWER] != 0:
+            out[4 + cards[t, CGOD]] += c
+        if q == turn and top >= 0 and (cards[t, CNUM] == cards[top, CNUM] or cards[t, CGOD] == cards[top, CGOD]):
+            match += c
     out[4 + N_GODS] = 1.0 if q == turn else 0.0
     out[5 + N_GODS] = 1.0 if q == (turn + 1) % n else 0.0
     out[6 + N_GODS] = s.skip[d, q]

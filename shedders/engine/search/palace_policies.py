@@ -9,12 +9,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from shedders.engine.bits import lowest_bit_nb
 from shedders.engine.palace.cards import (
-    can_beat_nb,
-    is_answer_rank_nb,
+    ANSWER_BITS,
+    beat_bits_nb,
     is_wild_nb,
     pile_state_nb,
-    zone_nb,
+    wild_bits_nb,
+    zone_count_nb,
+    zone_held_nb,
 )
 from shedders.engine.palace.layout import (
     A_COVER,
@@ -55,6 +58,8 @@ from shedders.engine.palace.layout import (
 )
 
 WILD_KEY = 100  # greedy_key_nb: wilds rank after every plain rank, cheapest first
+#: greedy's order of the wilds, cheapest first (``greedy_key_nb``)
+WILD_ORDER = (R5, R3, R2, R10, RJOKER)
 JOKER_10 = A_PLAY_AS + R10 * AS_K  # fatality: one Joker named 10 (a burn, and the player goes again)
 ONE_JOKER = A_PLAY + RJOKER * MAXC  # seed 003: one Joker per play (also how a Joker is countered)
 COUNTER_MIN_PLAIN = 2  # expert: counter a Joker only over a pile of this many other cards
@@ -187,35 +192,33 @@ def greedy_fast_nb(s, g, params):
         return np.int64(A_PASS)
     if ph != PH_PLAY and ph != PH_ANSWER:
         return np.int64(-1)
-    z = zone_nb(s, g, p)
+    z, held = zone_held_nb(s, g, p)
     if z == ZONE_DOWN:
         return np.int64(A_FLIP)
     if z != ZONE_HAND and z != ZONE_UP:
         return np.int64(-1)
-    cards = s.hand[g, p] if z == ZONE_HAND else s.face_up[g, p]
+    # the ranks held that may go, as bits (cards.held_bits_nb): greedy's plain ranks come first, low to high, so
+    # its play is the lowest plain rank that may go; one word is tested, not each rank's count
     rule, top = pile_state_nb(s, g, params)
-    fat = params[P_FAMILY] == FAM_FAT
-    wild, wild_key = -1, WILD_KEY * 10
-    joker = False  # fatality: a Joker may go (named 10)
-    for r in range(R):
-        cnt = np.int64(cards[r])
-        if cnt == 0:
-            continue
-        ok = is_answer_rank_nb(r) if ph == PH_ANSWER else can_beat_nb(r, rule, top, params)
-        if fat and r == RJOKER:
-            joker = ok  # a wild, but its plays are the named ones
-        elif not is_wild_nb(r, params):
-            if r == RJOKER:
-                return np.int64(-1)  # a plain Joker (no ruleset deals one): the caller decides
-            if ok:
-                return np.int64(A_PLAY + r * MAXC + min(cnt, MAXC) - 1)
-        elif ok and greedy_key_nb(r, params) < wild_key:
-            wild, wild_key = r, greedy_key_nb(r, params)
-    if joker:
-        return np.int64(JOKER_10)
-    if wild >= 0:
-        cnt = 1 if wild == RJOKER else min(np.int64(cards[wild]), MAXC)  # seed 003 "Jokers go one at a time"
-        return np.int64(A_PLAY + wild * MAXC + cnt - 1)
+    ok = held & (np.int64(ANSWER_BITS) if ph == PH_ANSWER else beat_bits_nb(rule, top, params))
+    wild = wild_bits_nb(params)
+    plain = held & ~wild
+    below = plain & ok & np.int64((1 << RJOKER) - 1)
+    if below != 0:
+        r = lowest_bit_nb(below)
+        return np.int64(A_PLAY + r * MAXC + min(zone_count_nb(s, g, p, z, r), MAXC) - 1)
+    if (plain >> RJOKER) & 1:
+        return np.int64(-1)  # a plain Joker (no ruleset deals one): the caller decides
+    ok_wild = ok & wild
+    if params[P_FAMILY] == FAM_FAT:
+        if (ok_wild >> RJOKER) & 1:
+            return np.int64(JOKER_10)  # a wild, but its plays are the named ones
+        ok_wild &= ~np.int64(1 << RJOKER)
+    for r in WILD_ORDER:
+        if (ok_wild >> r) & 1:
+            # seed 003 "Jokers go one at a time"
+            cnt = 1 if r == RJOKER else min(zone_count_nb(s, g, p, z, r), MAXC)
+            return np.int64(A_PLAY + r * MAXC + cnt - 1)
     if s.pile_len[g] > 0:
         return np.int64(A_PICKUP)
     return np.int64(-1)

@@ -15,10 +15,23 @@ pilot's mean difference and the standard deviation of the per-deal differences i
 - with ``--delta``, the same for a difference you name (the smallest that would matter to you).
 
 The verdict a tournament reports afterwards must come from fresh deals (another ``--seed``), sized before it runs.
+
+``--skill-run DIR`` sizes a skill-versus-luck run instead (no pilot is played: the run is the pilot). For each
+ruleset, field and beginner of ``DIR/report.json`` (``experiments.skill_luck``), it gives the deals per tournament
+that each end of the relative-skill bracket needs for a 95% interval of half-width at most ``--width``: the lower
+bound (the best payoff in the fictive player's place) and the oracle. An interval's width falls as one over the
+square root of the deals, so a cell measured with interval [lo, hi] over the run's D deals needs
+D * ((hi - lo) / 2 / width)^2 (the split between choosing the best player and measuring it stays as it was). A cell
+whose estimate is missing or whose interval has no width cannot be sized from this run, and says so; one whose
+interval reaches far outside [0, 1] (below -1 or above 2: a ratio of two effects near 0) is flagged, as its width
+does not shrink with the deals the way this assumes.
+
+    python -m experiments.power --skill-run runs/sl3-og-4p-s0 --width 0.05
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -51,6 +64,57 @@ def analyse(rows: dict, a: int = 0, b: int = 1, delta: float | None = None, leve
         out["delta"] = delta
         out["deals_for_delta"] = stats.deals_for_power(verdict["sd"], delta, level, power)
     return out
+
+
+def deals_for_width(deals: int, lo: float, hi: float, width: float) -> float:
+    """The deals a measure needs for an interval of half-width ``width``, from a pilot whose interval over
+    ``deals`` deals was [lo, hi] (the width scales as one over the square root of the deals); nan where [lo, hi]
+    is not a finite interval of positive width."""
+    if width <= 0:
+        raise ValueError(f"the half-width must be positive, got {width}")
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return math.nan
+    return float(math.ceil(round(deals * ((hi - lo) / 2 / width) ** 2, 6)))  # round: 0.1 / 2 / 0.05 is not 1.0
+
+
+#: the ends of a skill run's bracket that ``size_skill_run`` sizes: (label, the report's key)
+BRACKET_ENDS = (("lower bound", "relative_skill_bound"), ("oracle", "relative_skill_by_beginner"))
+
+
+def size_skill_run(report: dict, width: float = 0.05) -> list[dict]:
+    """For each ruleset, field, beginner and bracket end of a skill-versus-luck report (``report.json``), the
+    deals per tournament an interval of half-width ``width`` needs (``deals_for_width`` over the run's deals)."""
+    rows = []
+    for r in report["rulesets"]:
+        for end, key in BRACKET_ENDS:
+            for field_agent, cells in (r.get(key) or {}).items():
+                for beginner, c in cells.items():
+                    est = float(c.get("relative_skill", math.nan))
+                    lo, hi = float(c.get("rs_lo", math.nan)), float(c.get("rs_hi", math.nan))
+                    needed = math.nan if math.isnan(est) else deals_for_width(r["deals"], lo, hi, width)
+                    rows.append({"ruleset": r["ruleset"], "field": field_agent, "beginner": beginner, "end": end,
+                                 "estimate": est, "lo": lo, "hi": hi, "deals": r["deals"], "needed": needed,
+                                 # a ratio near 0 / 0: its interval does not shrink as one over the root of deals
+                                 "unstable": bool(lo < -1 or hi > 2)})
+    return rows
+
+
+def skill_sizing_report(rows: list[dict], width: float) -> str:
+    lines = [f"Deals per tournament for a 95% interval of at most +-{width:g} at each end of the bracket:", "",
+             "| ruleset | field | beginner | end | estimate (95%) | deals run | deals needed |",
+             "|---|---|---|---|---|---:|---:|"]
+    for x in rows:
+        est = "n/a" if math.isnan(x["estimate"]) else f"{x['estimate']:.2f} [{x['lo']:.2f}, {x['hi']:.2f}]"
+        if math.isnan(x["needed"]):
+            need = "cannot be sized (no " + ("estimate)" if math.isnan(x["estimate"]) else "width)")
+        elif x["unstable"]:
+            need = (f"{x['needed']:,.0f} (not to be trusted: the interval reaches far outside [0, 1], a ratio "
+                    f"of two effects near 0, whose width does not scale with the deals)")
+        else:
+            need = f"{x['needed']:,.0f}"
+        lines.append(f"| {x['ruleset']} | {x['field']} | {x['beginner']} | {x['end']} | {est} | {x['deals']:,} | "
+                     f"{need} |")
+    return "\n".join(lines)
 
 
 def report(names: list[str], res: dict) -> str:
@@ -106,12 +170,25 @@ class Config:
     """how a game at the cap ends: truncate or most_cards"""
     out: str = "runs"
     """the folder that holds the run directory"""
+    skill_run: str | None = None
+    """size a skill-versus-luck run (its directory, with report.json) instead of playing a pilot"""
+    width: float = 0.05
+    """with --skill-run: the half-width each bracket end's interval should have at most"""
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = build_parser(Config, description=__doc__)
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+    if args.skill_run is not None:
+        path = Path(args.skill_run) / "report.json"
+        if not path.is_file():
+            ap.error(f"--skill-run: {path} does not exist (the directory of an experiments.skill_luck run)")
+        if not args.width > 0:
+            ap.error(f"--width must be positive, got {args.width}")
+        rows = size_skill_run(json.loads(path.read_text()), args.width)
+        print(skill_sizing_report(rows, args.width))
+        return {"cells": rows}
     names = args.agents
     if len(names) != 2:
         ap.error(f"--agents takes exactly two agents, got {len(names)}")

@@ -147,3 +147,43 @@ def test_wilson_clustered_by_deal_has_known_answers():
     # never outside [0, 1], and all wins: an interval that reaches 1, of the clusters' size
     share, lo, hi = wilson_clustered(np.ones(40), np.repeat(np.arange(10), 4))
     assert (share, hi) == (1.0, 1.0) and lo == pytest.approx(wilson(10, 10)[1]) and lo < 1
+
+
+def test_deals_for_width_scales_the_pilot_by_the_square_of_the_width():
+    # a pilot of 300 deals measured +-0.05: 300 deals; +-0.10: four times as many; +-0.025: a quarter
+    assert PW.deals_for_width(300, 0.30, 0.40, 0.05) == 300
+    assert PW.deals_for_width(300, 0.20, 0.40, 0.05) == 1200
+    assert PW.deals_for_width(300, 0.325, 0.375, 0.05) == 75
+    assert math.isnan(PW.deals_for_width(300, 0.4, 0.4, 0.05))  # no width: nothing to scale
+    assert math.isnan(PW.deals_for_width(300, math.nan, 0.4, 0.05))
+    with pytest.raises(ValueError):
+        PW.deals_for_width(300, 0.3, 0.4, 0.0)
+
+
+def test_sizing_a_skill_run_reads_each_bracket_end_and_says_what_it_cannot_size(tmp_path, capsys):
+    import json
+
+    def cell(est, lo, hi):
+        return {"relative_skill": est, "rs_lo": lo, "rs_hi": hi}
+
+    report = {"rulesets": [{"ruleset": "og", "deals": 200,
+                            "relative_skill_bound": {"greedy": {"random": cell(0.3, 0.2, 0.4),
+                                                                "greedy": cell(1.0, 1.0, 1.0)}},
+                            "relative_skill_by_beginner": {"greedy": {"random": cell(0.4, 0.35, 0.45),
+                                                                      "greedy": cell(math.nan, -3.0, 4.0)},
+                                                           "random": {"greedy": cell(0.2, -5.0, 5.0)}}}]}
+    rows = {(r["end"], r["field"], r["beginner"]): r for r in PW.size_skill_run(report, 0.05)}
+    assert rows[("lower bound", "greedy", "random")]["needed"] == 800  # +-0.10 over 200 deals
+    assert rows[("oracle", "greedy", "random")]["needed"] == 200  # +-0.05 already
+    assert math.isnan(rows[("lower bound", "greedy", "greedy")]["needed"])  # exact: no width
+    assert math.isnan(rows[("oracle", "greedy", "greedy")]["needed"])  # no estimate
+    assert rows[("oracle", "random", "greedy")]["unstable"]
+    assert not rows[("oracle", "greedy", "random")]["unstable"]
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    PW.main(["--skill-run", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "cannot be sized (no width)" in out and "cannot be sized (no estimate)" in out
+    assert "| og | greedy | random | lower bound | 0.30 [0.20, 0.40] | 200 | 800 |" in out
+    assert "not to be trusted" in out
+    with pytest.raises(SystemExit):
+        PW.main(["--skill-run", str(tmp_path / "missing")])

@@ -70,11 +70,13 @@ def test_lowest_bit_is_the_smallest_member():
         assert lowest_bit_nb(x) == (x & -x).bit_length() - 1
 
 
-def test_step_seat_is_the_modulo_for_steps_of_one():
+def test_seat_steps_are_the_modulo():
     for n in range(2, 9):
         for q in range(n):
             for d in (1, -1):
                 assert C.step_seat_nb(q, d, n) == (q + d) % n
+            for viewer in range(n):
+                assert C.seat_from_nb(q, viewer, n) == (q - viewer) % n
 
 
 def test_held_words_walk_the_types_a_hand_holds_in_increasing_order():

@@ -20,3 +20,16 @@ def test_golden_search_decisions():
     assert set(expected) == {key(*c) for c in CASES}
     for case in CASES:
         assert decisions(*case) == expected[key(*case)], key(*case)
+
+
+def test_golden_observations():
+    """Every seat's observation and every mask along seeded games hash as recorded (tests/golden_observations.py):
+    a faster observation or mask kernel writes the same bytes."""
+    import json
+
+    from golden_observations import CASES, GOLDEN, digest, key
+
+    expected = json.loads(GOLDEN.read_text())
+    assert set(expected) == {key(*c) for c in CASES}
+    for case in CASES:
+        assert digest(*case) == expected[key(*case)], key(*case)

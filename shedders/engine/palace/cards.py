@@ -207,6 +207,13 @@ def step_seat_nb(q, d, n):
     return q
 
 
+@nb.njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def seat_from_nb(q, viewer, n):
+    """(q - viewer) % n for seats q and viewer of n: where q sits from the viewer, without a division."""
+    d = np.int64(q) - np.int64(viewer)
+    return d + n if d < 0 else d
+
+
 @nb.njit(cache=True, _nrt=False, error_model="numpy")
 def advance_nb(s, g, seat, steps, params):
     """The seat ``steps`` players on from ``seat`` in the direction of play, counting only players still in.

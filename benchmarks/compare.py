@@ -1,7 +1,14 @@
 """Speed of this checkout against another commit, side by side in one run: the batched engine, the AEC env and the
-cold start, each measured in fresh processes that alternate between the two trees.
+cold start, each measured in fresh processes that alternate between the two trees; with ``--search``, the
+searches' rollouts per second per core too.
 
     python -m benchmarks.compare --against a467837 --out benchmarks/COMPARE.md
+    python -m benchmarks.compare --against c0b9684 --search core,fatality,og,omg --no-engine --cold-rounds 0
+
+``--search`` times, in each tree, the search ``--search-spec`` names for each ruleset (by default the champion's
+search when issue 47 opened, ``champion:version=1``, resolved to its explicit ``search:...`` spec in this checkout
+so that both trees run the same search) with this checkout's ``benchmarks.search_rate`` (copied into the other
+tree's worktree): one thread, batch 1, the same early-play states, no split.
 
 The other commit is checked out in a temporary git worktree (removed at the end); each measurement runs in a new
 Python process whose ``PYTHONPATH`` points at one tree, so both use the same interpreter, libraries and machine
@@ -19,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import shedders
@@ -60,6 +67,22 @@ for r in rulesets:
 print(json.dumps(out))
 """
 
+# run in each tree: rollouts/s per core of each ruleset's search (benchmarks.search_rate, copied in)
+SEARCH = r"""
+import contextlib, io, json, sys
+from benchmarks import search_rate as S
+rulesets, specs, rounds, seeds, decisions = sys.argv[1].split(","), sys.argv[2].split(";"), *sys.argv[3:6]
+out = {}
+for r, spec in zip(rulesets, specs):
+    with contextlib.redirect_stdout(io.StringIO()):
+        res = S.main(["--rulesets", r, "--searches", spec, "--no-split", "--rounds", rounds, "--seeds", seeds,
+                      "--decisions", decisions])
+    out[f"search {r}"] = next(iter(res.values()))["rate"]
+import shedders
+out["file"] = shedders.__file__
+print(json.dumps(out))
+"""
+
 COLD = r"""
 import time; t = time.perf_counter()
 import shedders
@@ -87,6 +110,19 @@ class Config:
     """cold starts per tree (numba cache emptied: each takes a few minutes on 2 cores)"""
     out: str | None = None
     """also write the table as Markdown to this file"""
+    engine: bool = True
+    """measure the batched engine and the AEC env (``--no-engine``: only what ``--search`` asks)"""
+    search: list[str] = field(default_factory=list)
+    """rulesets whose search to time in rollouts/s per core (none by default)"""
+    search_spec: str = "champion:version=1"
+    """the search timed for each of --search (``champion`` or ``champion:version=N``: the champion's search at its
+    default budget, resolved here)"""
+    search_rounds: int = 3
+    """passes over the states per search measurement (the best is kept, as benchmarks.search_rate does)"""
+    search_seeds: list[int] = field(default_factory=lambda: [3, 4, 5, 6])
+    """the deals of the search states"""
+    search_decisions: int = 20
+    """states per deal"""
 
 
 def run_in(tree: Path, code: str, *args: str) -> str:
@@ -117,13 +153,33 @@ def main(argv: list[str] | None = None) -> list[str]:
     trees = {"old": old, "new": ROOT}
     try:
         measure = ",".join(RULESETS), str(args.batch), str(args.seconds), str(args.aec_steps)
+        search = ()
+        if args.search:
+            from benchmarks.search_rate import search_spec
+
+            specs = [search_spec(args.search_spec, r, 4) for r in args.search]
+            search = (",".join(args.search), ";".join(specs), str(args.search_rounds),
+                      ",".join(map(str, args.search_seeds)), str(args.search_decisions))
+            shutil.copy(ROOT / "benchmarks" / "search_rate.py", old / "benchmarks" / "search_rate.py")
+
+        def measure_in(tree: Path, warm: bool = False) -> dict:
+            got = {}
+            if args.engine:
+                got.update(json.loads(run_in(tree, MEASURE, *((",".join(RULESETS), "64", "0.05", "200") if warm
+                                                               else measure))))
+            if search:
+                got.update(json.loads(run_in(tree, SEARCH, *(search[:2] + ("1",) + search[3:]) if warm
+                                             else search)))
+            return got
+
         for name, tree in trees.items():  # compile into each tree's cache first
-            got = json.loads(run_in(tree, MEASURE, ",".join(RULESETS), "64", "0.05", "200"))
-            assert Path(got["file"]).resolve().is_relative_to(tree.resolve()), (name, got["file"])
+            got = measure_in(tree, warm=True)
+            if "file" in got:
+                assert Path(got["file"]).resolve().is_relative_to(tree.resolve()), (name, got["file"])
         rounds = {"old": [], "new": []}
         for r in range(args.rounds):
             for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                rounds[name].append(json.loads(run_in(trees[name], MEASURE, *measure)))
+                rounds[name].append(measure_in(trees[name]))
                 print(f"round {r + 1}/{args.rounds} {name} done", file=sys.stderr, flush=True)
         cold = {"old": [], "new": []}
         for r in range(args.cold_rounds):
@@ -141,12 +197,14 @@ def main(argv: list[str] | None = None) -> list[str]:
     lines = [f"# {here} against {rev}, side by side", "",
              (f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per "
              f"tree (medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
-             f"{os.cpu_count()} cores."), "",
+             f"{os.cpu_count()} cores." + (f" Searches ({args.search_spec}): " + ", ".join(
+                 f"{r} `{s}`" for r, s in zip(args.search, search[1].split(";"))) if search else "")), "",
              f"| measure | {rev} | {here} | new / old |", "|---|---:|---:|---:|"]
     for k in keys:
         o = statistics.median(x[k] for x in rounds["old"])
         n = statistics.median(x[k] for x in rounds["new"])
-        lines.append(f"| {k} steps/s | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
+        unit = "rollouts/s per core" if k.startswith("search") else "steps/s"
+        lines.append(f"| {k} {unit} | {o:,.0f} | {n:,.0f} | {n / o:.3f} |")
     if args.cold_rounds:
         o, n = statistics.median(cold["old"]), statistics.median(cold["new"])
         lines.append(f"| cold start (AEC south_african + VectorGame core), s | {o:.1f} | {n:.1f} | {n / o:.3f} |")

@@ -149,3 +149,19 @@ def test_issue_47_targets_explain_each_one_missed_in_the_runs_own_numbers():
     assert "- PPO:" in text and "- Ray: of its 33.0 s, 4.3 s" in text and "30.0 s in all" in text
     assert "- `og` search: 2x is 5.00 us per rollout; it takes 6.67" in text
     assert "- `core` search" not in text and "engine: 100x" not in text and "AEC" not in text.split("###")[-1]
+
+
+@pytest.mark.slow
+def test_compare_times_the_search_in_a_tree_from_its_own_code():
+    """``benchmarks.compare --search`` runs this snippet in each tree: it must import that tree's code (the
+    PYTHONPATH it is given) and report a positive rate for each ruleset's search."""
+    import json
+
+    from benchmarks import compare as CMP
+    from benchmarks.search_rate import search_spec
+
+    spec = search_spec("champion:version=1", "core", 4)
+    assert spec.startswith("search:")
+    got = json.loads(CMP.run_in(CMP.ROOT, CMP.SEARCH, "core", spec, "1", "3", "2"))
+    assert set(got) == {"search core", "file"} and got["search core"] > 0
+    assert CMP.Path(got["file"]).resolve().is_relative_to(CMP.ROOT.resolve())

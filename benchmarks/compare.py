@@ -142,7 +142,10 @@ def clear_cache(tree: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[str]:
-    args = build_parser(Config, description=__doc__).parse_args(argv)
+    ap = build_parser(Config, description=__doc__)
+    args = ap.parse_args(argv)
+    if not args.engine and not args.search:
+        ap.error("--no-engine leaves nothing to measure without --search")
     rev = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip()
     here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
@@ -152,30 +155,30 @@ def main(argv: list[str] | None = None) -> list[str]:
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), rev], cwd=ROOT, check=True)
     trees = {"old": old, "new": ROOT}
     try:
-        measure = ",".join(RULESETS), str(args.batch), str(args.seconds), str(args.aec_steps)
-        search = ()
+        # each snippet with its arguments: (timed, warm-up) -- the warm-up compiles into each tree's cache
+        snippets = []
+        if args.engine:
+            timed = (",".join(RULESETS), str(args.batch), str(args.seconds), str(args.aec_steps))
+            snippets.append((MEASURE, timed, (",".join(RULESETS), "64", "0.05", "200")))
+        specs = []
         if args.search:
             from benchmarks.search_rate import search_spec
 
             specs = [search_spec(args.search_spec, r, 4) for r in args.search]
-            search = (",".join(args.search), ";".join(specs), str(args.search_rounds),
-                      ",".join(map(str, args.search_seeds)), str(args.search_decisions))
+            states = (",".join(map(str, args.search_seeds)), str(args.search_decisions))
+            snippets.append((SEARCH, (",".join(args.search), ";".join(specs), str(args.search_rounds), *states),
+                             (",".join(args.search), ";".join(specs), "1", *states)))
             shutil.copy(ROOT / "benchmarks" / "search_rate.py", old / "benchmarks" / "search_rate.py")
 
         def measure_in(tree: Path, warm: bool = False) -> dict:
             got = {}
-            if args.engine:
-                got.update(json.loads(run_in(tree, MEASURE, *((",".join(RULESETS), "64", "0.05", "200") if warm
-                                                               else measure))))
-            if search:
-                got.update(json.loads(run_in(tree, SEARCH, *(search[:2] + ("1",) + search[3:]) if warm
-                                             else search)))
+            for code, timed, warm_up in snippets:
+                got.update(json.loads(run_in(tree, code, *(warm_up if warm else timed))))
             return got
 
         for name, tree in trees.items():  # compile into each tree's cache first
             got = measure_in(tree, warm=True)
-            if "file" in got:
-                assert Path(got["file"]).resolve().is_relative_to(tree.resolve()), (name, got["file"])
+            assert Path(got["file"]).resolve().is_relative_to(tree.resolve()), (name, got["file"])
         rounds = {"old": [], "new": []}
         for r in range(args.rounds):
             for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
@@ -198,7 +201,7 @@ def main(argv: list[str] | None = None) -> list[str]:
              (f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per "
              f"tree (medians), VectorGame batch {args.batch:,}, 4 players, random legal actions; "
              f"{os.cpu_count()} cores." + (f" Searches ({args.search_spec}): " + ", ".join(
-                 f"{r} `{s}`" for r, s in zip(args.search, search[1].split(";"))) if search else "")), "",
+                 f"{r} `{spec}`" for r, spec in zip(args.search, specs)) if specs else "")), "",
              f"| measure | {rev} | {here} | new / old |", "|---|---:|---:|---:|"]
     for k in keys:
         o = statistics.median(x[k] for x in rounds["old"])

@@ -18,9 +18,11 @@ cost there, and ``time_budget / seconds`` of them are spent. How each constant w
 ``experiments/RESULTS.md`` ("The champion's time constants"). ``ppo`` and ``expert`` take well under a millisecond,
 inside any budget this option accepts (at least 1 ms). ``champion.chosen`` names the agent inside.
 
-``version`` (default 2) says which constants a search row spends: version 2 divides each measured constant by the
-speed-up its rollouts gained since (``ROLLOUT_SPEEDUP``, issue 47), so the same budget buys more rollouts;
-``champion:version=1`` buys the counts of before, which the benchmark protocol ``bench-v1`` pins as its opponent.
+``version`` (default {version}) says which constants a search row spends: each version divides the measured
+constants of the rows that were timed again (the cut searches and omg's) by the speed-up their rollouts had gained
+by then (``SPEEDUPS``, issue 47): version 2 by the first (``ROLLOUT_SPEEDUP``), version 3 by the second
+(``ROLLOUT_SPEEDUP_V3``), so the same budget buys more rollouts; ``champion:version=1`` buys the counts of before,
+which the benchmark protocol ``bench-v1`` pins as its opponent.
 
 The constants are seconds on the machine they were measured on. Another machine, or the same one busier, runs the
 same search slower or faster: ``machine_slowdown()`` times a fixed search (``reference_workload``: 4 decisions of
@@ -73,9 +75,9 @@ class Champion:
     - ``players``: the player count it was chosen at; None: any.
     - ``agent``: ``"search"`` (to the game's end), ``"cut"`` (``search`` with rollouts cut at ``max_plies`` and
       valued by the fitted leaf), ``"guided"``, ``"ppo"`` or ``"expert"``.
-    - ``seconds``: a search row's cost per rollout, as measured; ``speedup``: how many times faster rollouts have
-      run since (``ROLLOUT_SPEEDUP``; ``per_rollout`` divides by it); ``least``: the least ``time_budget`` the
-      row takes;
+    - ``seconds``: a search row's cost per rollout, as measured; ``spends``: whether the row's rollouts were
+      timed again (issue 47), so that ``per_rollout`` divides ``seconds`` by how many times faster its game's
+      rollouts have run since (``SPEEDUPS``); ``least``: the least ``time_budget`` the row takes;
       ``min_rollouts``: the fewest rollouts ``time_budget`` must buy for the row to play.
     - ``settings``: the agent's options; ``needs``: ``"checkpoint"`` or ``"leaf"``, committed weights that must
       play the table.
@@ -89,7 +91,7 @@ class Champion:
     why: str
     players: int | None = 4
     seconds: float | None = None
-    speedup: float = 1.0
+    spends: bool = False
     least: float = 0.0
     min_rollouts: int = 0
     settings: Mapping = field(default_factory=_frozen)
@@ -97,14 +99,17 @@ class Champion:
 
     def per_rollout(self, version: int | None = None) -> float:
         """What a rollout costs the champion of ``version`` (default: this one's): version 1 played the rollouts
-        as measured, version 2 on (issue 47) spends the ``speedup`` too."""
-        return self.seconds / (self.speedup if (version or VERSION) >= 2 else 1.0)
+        as measured; from version 2 on (issue 47), a row that ``spends`` divides by its game's speed-up of the
+        version (``SPEEDUPS``)."""
+        return self.seconds / (SPEEDUPS[version or VERSION][self.game] if self.spends else 1.0)
 
 
-#: the champion's version: 2 spends issue 47's faster rollouts (``ROLLOUT_SPEEDUP``); ``champion:version=1`` plays
-#: the sizes of before, which the benchmark protocol ``bench-v1`` pins so that its cards stay comparable
-VERSION = 2
-VERSIONS = (1, 2)
+#: the champion's version: 2 and 3 spend issue 47's faster rollouts (``SPEEDUPS``); ``champion:version=1`` plays
+#: the sizes of before, which the benchmark protocol ``bench-v1`` pins so that its cards stay comparable. Version 3
+#: against version 1 on fresh duplicate deals (``experiments/RESULTS.md``, "The champion spends the faster
+#: rollouts"): stronger in core and fatality, level in og and omg
+VERSION = 3
+VERSIONS = (1, 2, 3)
 
 #: issue 47: rollouts per second per core at each champion's default settings, this engine over the one its
 #: constant was measured on (commit c0b9684): ``python -m benchmarks.search_rate --searches champion --no-split``,
@@ -113,6 +118,15 @@ VERSIONS = (1, 2)
 #: spends the gain at the same budget. Measured at 4 players on the shipped decks; omg's other row (other player
 #: counts and decks) takes omg's too, its rollouts being the same kernels (``search:budget=256``: 1.83x).
 ROLLOUT_SPEEDUP = MappingProxyType({"core": 1.65, "fatality": 1.55, "og": 1.76, "omg": 1.89})
+#: the same ratio after the second round of issue 47 (rank and card-type bitmasks, commit 72b526e), against the
+#: same engine of c0b9684: per ruleset the lower of two side-by-side measurements, ``benchmarks.search_rate
+#: --searches champion:version=1 --no-split`` by hand (core 2.10, fatality 2.08, og 2.12, omg 2.19) and
+#: ``python -m benchmarks.compare --against c0b9684 --search core,fatality,og,omg --no-engine --cold-rounds 0``
+#: (2.01, 2.02, 2.07, 2.21), each the median of 3 alternating rounds (``benchmarks/SEARCH_RATE.md``)
+ROLLOUT_SPEEDUP_V3 = MappingProxyType({"core": 2.01, "fatality": 2.02, "og": 2.07, "omg": 2.19})
+#: what each version divides a timed row's constant by, per game
+SPEEDUPS = MappingProxyType({1: MappingProxyType(dict.fromkeys(ROLLOUT_SPEEDUP, 1.0)), 2: ROLLOUT_SPEEDUP,
+                             3: ROLLOUT_SPEEDUP_V3})
 FULL = "greedy rollouts to the game's end"
 CHAMPIONS: tuple[Champion, ...] = (
     Champion("core", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),
@@ -130,50 +144,50 @@ CHAMPIONS: tuple[Champion, ...] = (
              champion="``search`` with ``eps=0.2``, as core's (1,024 rollouts at 25 ms)",
              why="``search:budget=1024+eps=0.2`` - ``champion:time_budget=0.025`` (then guided with 40 worlds): "
                  "+0.078 [+0.007, +0.149] (128 deals, seed 316)"),
-    Champion("core", "cut", seconds=0.005 / 1007, speedup=ROLLOUT_SPEEDUP["core"], least=0.005,
+    Champion("core", "cut", seconds=0.005 / 1007, spends=True, least=0.005,
              settings=_frozen(eps=0.2, max_plies=12, leaf="value"),
              table="core (and house on core's rules) at 4 players with ``time_budget`` from 5 ms to below 25 ms "
                    "(the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions and valued by the fitted leaf "
-                      "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,661 at 5 ms, "
-                      "3,323 at 10 ms; 1,007 and 2,014 before issue 47's faster rollouts)",
+                      "(``eps=0.2+max_plies=12+leaf=value``), as many as ``time_budget`` buys (2,024 at 5 ms, "
+                      "4,048 at 10 ms; 1,007 and 2,014 before issue 47's faster rollouts)",
              why="``search:budget=1024+eps=0.2+max_plies=12+leaf=value`` - ``search:budget=256``: +0.326 [+0.255, "
                  "+0.398] (48 deals, seed 306); ``max_plies=24`` with 640 rollouts +0.375 [+0.283, +0.467] (32 "
                  "deals), at a little more cost"),
-    Champion("fatality", "cut", seconds=0.005 / 640, speedup=ROLLOUT_SPEEDUP["fatality"],
+    Champion("fatality", "cut", seconds=0.005 / 640, spends=True,
              least=0.005,
              settings=_frozen(eps=0.3, max_plies=16, leaf="value"),
              table="fatality at 4 players with ``time_budget`` from 5 ms to below 25 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 16 decisions, 30% random moves, valued by the fitted "
                       "finishing-order leaf (``eps=0.3+max_plies=16+leaf=value``), as many as ``time_budget`` "
-                      "buys (992 at 5 ms, 1,984 at 10 ms; 640 and 1,280 before issue 47's faster rollouts)",
+                      "buys (1,292 at 5 ms, 2,585 at 10 ms; 640 and 1,280 before issue 47's faster rollouts)",
              why="``search:budget=640+eps=0.3+max_plies=16+leaf=value`` - ``search:budget=256``: +0.379 [+0.313, "
                  "+0.445] (128 deals, seed 316), the best of 9 cost-matched variants (cuts after 8 to 32 "
                  "decisions, ``eps`` 0.1 to 0.4)"),
-    Champion("og", "cut", seconds=0.01 / 1060, speedup=ROLLOUT_SPEEDUP["og"], least=0.01,
+    Champion("og", "cut", seconds=0.01 / 1060, spends=True, least=0.01,
              settings=_frozen(eps=0.4, max_plies=12, leaf="value"),
              table="og at 4 players with ``time_budget`` of at least 10 ms (the default 10 ms)",
              champion="``search`` with rollouts cut after 12 decisions, 40% random moves, valued by the fitted "
-                      "leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (1,865 at 10 "
-                      "ms, 4,664 at 25 ms; 1,060 and 2,650 before issue 47's faster rollouts)",
+                      "leaf (``eps=0.4+max_plies=12+leaf=value``), as many as ``time_budget`` buys (2,194 at 10 "
+                      "ms, 5,485 at 25 ms; 1,060 and 2,650 before issue 47's faster rollouts)",
              why="``search:budget=1060+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=256``: +0.177 [+0.128, "
                  "+0.226] (128 deals, seed 201), the best of 6 variants (``eps=0.3`` +0.169); "
                  "``search:budget=1024`` "
                  "on the same deals +0.057 [+0.006, +0.109]; at 25 ms, "
                  "``search:budget=2650+eps=0.4+max_plies=12+leaf=value`` - ``search:budget=1024``: +0.057 "
                  "[+0.006, +0.109] (128 deals, seed 201)"),
-    Champion("omg", "search", players=None, seconds=12e-6, speedup=ROLLOUT_SPEEDUP["omg"], needs="leaf",
+    Champion("omg", "search", players=None, seconds=12e-6, spends=True, needs="leaf",
              settings=_frozen(eps=0.0, leaf="value"),
              table="omg at 4 players (the shipped deck)",
              champion="``search`` without random moves in its rollouts and the fitted leaf "
                       "(``eps=0.0+leaf=value``, "
                       "the model of who wins of ``experiments/fit_leaf.py --ruleset omg``), as many rollouts as "
-                      "``time_budget`` buys (1,574 at 10 ms; 833 before issue 47's faster rollouts)",
+                      "``time_budget`` buys (1,825 at 10 ms; 833 before issue 47's faster rollouts)",
              why="``search:budget=833+eps=0.0+leaf=value`` - ``search:budget=256``: +0.060 [+0.009, +0.111] (128 "
                  "deals, seed 201; the best of 4 variants, omg's search without the leaf +0.016), then on 400 "
                  "fresh deals (seed 395) +0.050 [+0.019, +0.081], where ``eps=0.0`` without the leaf had +0.003 "
                  "[-0.027, +0.033] (seed 365)"),
-    Champion("omg", "search", players=None, seconds=12e-6, speedup=ROLLOUT_SPEEDUP["omg"],
+    Champion("omg", "search", players=None, seconds=12e-6, spends=True,
              table="omg at other player counts, or another deck",
              champion="``search``, as many rollouts as ``time_budget`` buys",
              why="omg's search beats ``expert`` (+0.122 [+0.075, +0.168], 200 deals, seed 11) and the committed "
@@ -210,7 +224,7 @@ def table_doc() -> str:
     return "\n".join(lines + [f"| {c.table} | {c.champion} | {c.why} |" for c in CHAMPIONS])
 
 
-__doc__ = __doc__.format(table=table_doc())
+__doc__ = __doc__.format(table=table_doc(), version=VERSION)
 
 #: views of the table, by ruleset: a full search's and a cut search's cost per rollout, the cut searches' settings
 #: and least budgets

@@ -361,6 +361,7 @@ def limit_section(args, rounds: int, say):
 def search_section(args, rounds: int, say):
     """Rollouts/s per core of each champion's search (``benchmarks.search_rate``): the search of when issue 47
     opened (``champion:version=1``), against the figure recorded before it, and the champion's search now."""
+    from agents.champion import VERSION
     from benchmarks.search_rate import BEFORE_ISSUE_47
     from benchmarks.search_rate import main as search_main
 
@@ -376,8 +377,8 @@ def search_section(args, rounds: int, say):
         "the engine before the issue, as recorded side by side in `benchmarks/SEARCH_RATE.md` (that engine is not "
         "in this checkout).")
     say()
-    say("| ruleset | search | before (rollouts/s per core) | now | now / before | the champion now (version 2) | "
-        "rollouts/s per core |")
+    say(f"| ruleset | search | before (rollouts/s per core) | now | now / before | the champion now (version "
+        f"{VERSION}) | rollouts/s per core |")
     say("|---|---|---:|---:|---:|---|---:|")
     result = {}
     for rs in rulesets:

@@ -144,27 +144,45 @@ def test_a_budget_from_the_measured_size_buys_the_cut_search_with_the_fitted_lea
 
 def test_cut_search_budgets_are_the_sizes_measured_times_the_speedup_measured():
     """The cut-search sizes played on the selection and fresh deals (experiments/RESULTS.md: 1,007 at 5 ms, 2,014
-    at 10 ms), times the rollouts per second gained since (``ROLLOUT_SPEEDUP``, issue 47)."""
-    from agents.champion import ROLLOUT_SPEEDUP
+    at 10 ms), times the rollouts per second gained since (``ROLLOUT_SPEEDUP_V3``, issue 47; version 3, the
+    default)."""
+    from agents.champion import ROLLOUT_SPEEDUP_V3, VERSION
 
-    assert ROLLOUT_SPEEDUP["core"] == 1.65
-    assert leaf_budget("core", 0.005) == 1661 and leaf_budget("core", 0.01) == 3323
+    assert VERSION == 3 and ROLLOUT_SPEEDUP_V3["core"] == 2.01
+    assert leaf_budget("core", 0.005) == 2024 and leaf_budget("core", 0.01) == 4048
+    assert leaf_budget("core", 0.005, version=2) == 1661 and leaf_budget("core", 0.01, version=2) == 3323
     # version 1, the champion before the faster rollouts, buys the sizes measured
     assert leaf_budget("core", 0.005, version=1) == 1007 and leaf_budget("core", 0.01, version=1) == 2014
     assert search_budget("omg", 0.01, version=1) == 833
 
 
+def test_each_version_divides_only_the_timed_rows_constants_by_its_speedup():
+    """Version 3 spends the second measured speed-up (``ROLLOUT_SPEEDUP_V3``) where version 2 spent the first; the
+    full searches of core and fatality at 25 ms, never timed again, keep their 1,024 rollouts in every version."""
+    from agents.champion import ROLLOUT_SPEEDUP, ROLLOUT_SPEEDUP_V3, SPEEDUPS
+
+    assert SPEEDUPS[2] is ROLLOUT_SPEEDUP and SPEEDUPS[3] is ROLLOUT_SPEEDUP_V3
+    for ruleset, old in (("core", 2014), ("fatality", 1280), ("og", 1060)):
+        for version, speedup in ((2, ROLLOUT_SPEEDUP), (3, ROLLOUT_SPEEDUP_V3)):
+            assert abs(leaf_budget(ruleset, 0.01, version=version) - old * speedup[ruleset]) < 1 + speedup[ruleset]
+    assert (leaf_budget("core", 0.01, version=3), search_budget("omg", 0.01, version=3)) == (4048, 1825)
+    for version in (1, 2, 3):
+        assert search_budget("core", 0.025, version=version) == search_budget("fatality", 0.025, version=version)
+        assert search_budget("core", 0.025, version=version) == 1024
+
+
 @pytest.mark.parametrize("ruleset", ["core", "fatality", "og", "omg"])
 def test_champion_version_1_plays_the_sizes_before_the_faster_rollouts_and_bench_v1_pins_it(ruleset):
-    from agents.champion import ROLLOUT_SPEEDUP
+    from agents.champion import ROLLOUT_SPEEDUP_V3
     from experiments.bench import OPPONENT_SPECS
 
     old = agents.make_spec(OPPONENT_SPECS["champion"], ruleset, 4, seed=0)
     new = agents.make("champion", ruleset=ruleset, num_players=4, seed=0)
-    assert (old.version, new.version) == (1, 2)
+    assert (old.version, new.version) == (1, 3)
     assert old.chosen.split("+")[1:] == new.chosen.split("+")[1:]  # the same search, more rollouts
     # both sizes are floored from the same budget: they differ from the exact ratio by less than one rollout each
-    assert abs(new.inner.budget - old.inner.budget * ROLLOUT_SPEEDUP[ruleset]) < 1 + ROLLOUT_SPEEDUP[ruleset]
+    speedup = ROLLOUT_SPEEDUP_V3[ruleset]
+    assert abs(new.inner.budget - old.inner.budget * speedup) < 1 + speedup
 
 
 def test_the_champion_is_reproducible_from_its_seed():
@@ -206,7 +224,7 @@ def test_bad_champion_options_are_refused():
             agents.make("champion", ruleset="core", num_players=4, time_budget=bad)
     with pytest.raises(ValueError, match="unknown option 'budget'"):
         agents.make("champion", ruleset="core", num_players=4, budget=64)
-    for bad in (0, 3, True, "2", 1.5):
+    for bad in (0, 4, True, "2", 1.5):
         with pytest.raises(ValueError, match="version"):
             agents.make("champion", ruleset="core", num_players=4, version=bad)
 

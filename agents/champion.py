@@ -118,8 +118,8 @@ VERSIONS = (1, 2, 3)
 #: spends the gain at the same budget. Measured at 4 players on the shipped decks; omg's other row (other player
 #: counts and decks) takes omg's too, its rollouts being the same kernels (``search:budget=256``: 1.83x).
 ROLLOUT_SPEEDUP = MappingProxyType({"core": 1.65, "fatality": 1.55, "og": 1.76, "omg": 1.89})
-#: the same ratio after the second round of issue 47 (rank and card-type bitmasks, commit 72b526e), against the
-#: same engine of c0b9684: per ruleset the lower of two side-by-side measurements, ``benchmarks.search_rate
+#: the same ratio after the second round of issue 47 (rank and card-type bitmasks, measured at 72b526e) against
+#: the same engine of c0b9684: per ruleset the lower of two side-by-side measurements, ``benchmarks.search_rate
 #: --searches champion:version=1 --no-split`` by hand (core 2.10, fatality 2.08, og 2.12, omg 2.19) and
 #: ``python -m benchmarks.compare --against c0b9684 --search core,fatality,og,omg --no-engine --cold-rounds 0``
 #: (2.01, 2.02, 2.07, 2.21), each the median of 3 alternating rounds (``benchmarks/SEARCH_RATE.md``)

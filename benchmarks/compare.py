@@ -141,11 +141,9 @@ def clear_cache(tree: Path) -> None:
             f.unlink()
 
 
-def main(argv: list[str] | None = None) -> list[str]:
-    ap = build_parser(Config, description=__doc__)
-    args = ap.parse_args(argv)
-    if not args.engine and not args.search:
-        ap.error("--no-engine leaves nothing to measure without --search")
+def side_by_side(args: Config) -> dict:
+    """Measure this checkout and ``args.against`` in alternating fresh processes; returns ``rev`` and ``here`` (the
+    short commits), ``rounds`` and ``cold`` (per tree, one entry per round) and ``specs`` (the searches timed)."""
     rev = subprocess.run(["git", "rev-parse", "--short", args.against], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip()
     here = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
@@ -196,6 +194,16 @@ def main(argv: list[str] | None = None) -> list[str]:
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
         shutil.rmtree(tmp, ignore_errors=True)
+    return {"rev": rev, "here": here, "rounds": rounds, "cold": cold, "specs": specs}
+
+
+def main(argv: list[str] | None = None) -> list[str]:
+    ap = build_parser(Config, description=__doc__)
+    args = ap.parse_args(argv)
+    if not args.engine and not args.search:
+        ap.error("--no-engine leaves nothing to measure without --search")
+    got = side_by_side(args)
+    rev, here, rounds, cold, specs = got["rev"], got["here"], got["rounds"], got["cold"], got["specs"]
     keys = [k for k in rounds["old"][0] if k != "file"]
     lines = [f"# {here} against {rev}, side by side", "",
              (f"`python -m benchmarks.compare --against {args.against}`: {args.rounds} alternating rounds per "

@@ -50,7 +50,7 @@ ENGINE_GOAL = {"palace": 100, "omg": 50}
 PPO_RULESET = "core"  # the ruleset of the end-to-end PPO target
 SECTIONS = ("startup", "lean", "profile", "limit", "search", "ray", "train", "peer", "suite")
 #: issue 47's targets: the AEC env against connect_four, PPO end to end (core, 2 threads, engine steps/s), Ray
-#: against local, and the search's rollouts/s per core against the recorded figures before the issue
+#: against local, and the search's rollouts/s per core against the engine before the issue
 AEC_GOAL, PPO_GOAL, RAY_GOAL, SEARCH_GOAL = 5, 130_000, 0.9, 2
 BATCHES = (1, 16, 256, 4096, 65536)
 OUT = Path(__file__).resolve().parent / "RESULTS.md"
@@ -360,9 +360,11 @@ def limit_section(args, rounds: int, say):
 
 def search_section(args, rounds: int, say):
     """Rollouts/s per core of each champion's search (``benchmarks.search_rate``): the search of when issue 47
-    opened (``champion:version=1``), against the figure recorded before it, and the champion's search now."""
+    opened (``champion:version=1``) here and on the engine before the issue, side by side in alternating fresh
+    processes (``benchmarks.compare``; the recorded figures where the git history lacks that commit, or with
+    ``--quick``), and the champion's search now."""
     from agents.champion import VERSION
-    from benchmarks.search_rate import BEFORE_ISSUE_47
+    from benchmarks.search_rate import BEFORE_ISSUE_47, BEFORE_ISSUE_47_COMMIT
     from benchmarks.search_rate import main as search_main
 
     rulesets = sorted(BEFORE_ISSUE_47)
@@ -370,25 +372,58 @@ def search_section(args, rounds: int, say):
             "--rounds", str(rounds)] + (["--seeds", "3", "--decisions", "4"] if args.quick else [])
     r = search_main(argv)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    pair = None if args.quick else search_side_by_side(BEFORE_ISSUE_47_COMMIT, rulesets, rounds)
     say("## Search rollouts per second per core (`benchmarks.search_rate`)")
     say()
     say("Each champion search decides the same 80 early-play states at batch 1 on one thread (the best of "
-        f"{rounds} passes). `before`: the same search (`champion:version=1`, the sizes when issue 47 opened) on "
-        "the engine before the issue, as recorded side by side in `benchmarks/SEARCH_RATE.md` (that engine is not "
-        "in this checkout).")
+        f"{rounds} passes).")
+    if pair:
+        say(f"`before` and `now`: the search when issue 47 opened (`champion:version=1`) on the engine before the "
+            f"issue (commit {pair['rev']}, a temporary git worktree) and on this checkout ({pair['here']}), "
+            f"timed side by side in fresh processes alternating between the two trees, {rounds} rounds, medians "
+            f"(`python -m benchmarks.compare --against {BEFORE_ISSUE_47_COMMIT} --search {','.join(rulesets)} "
+            f"--no-engine --cold-rounds 0 --rounds {rounds}`); "
+            "`recorded`: that engine's figure recorded on 2026-12-05 (`benchmarks/SEARCH_RATE.md`), for scale.")
+    else:
+        say("`before`: the same search (`champion:version=1`, the sizes when issue 47 opened) on the engine "
+            f"before the issue (commit {BEFORE_ISSUE_47_COMMIT}), as recorded side by side in "
+            "`benchmarks/SEARCH_RATE.md`"
+            + (" (this run was `--quick`)." if args.quick else
+               " (this checkout's git history lacks that commit, so it was not measured in this run)."))
     say()
-    say(f"| ruleset | search | before (rollouts/s per core) | now | now / before | the champion now (version "
-        f"{VERSION}) | rollouts/s per core |")
-    say("|---|---|---:|---:|---:|---|---:|")
+    say(f"| ruleset | search | before (rollouts/s per core) | now | now / before | recorded before | the champion "
+        f"now (version {VERSION}) | rollouts/s per core |")
+    say("|---|---|---:|---:|---:|---:|---|---:|")
     result = {}
     for rs in rulesets:
         old, new = r[(rs, "champion:version=1")], r[(rs, "champion")]
-        result[rs] = {"spec": old["spec"], "before": BEFORE_ISSUE_47[rs], "now": old["rate"],
-                      "us": old["us_per_rollout"]}
-        say(f"| {rs} | `{old['spec']}` | {BEFORE_ISSUE_47[rs]:,} | {old['rate']:,.0f} | "
-            f"{old['rate'] / BEFORE_ISSUE_47[rs]:.2f}x | `{new['spec']}` | {new['rate']:,.0f} |")
+        if pair:
+            before, now, how = pair["old"][rs], pair["new"][rs], f"side by side with {pair['rev']}"
+        else:
+            before, now, how = BEFORE_ISSUE_47[rs], old["rate"], "recorded"
+        result[rs] = {"spec": old["spec"], "before": before, "now": now, "us": 1e6 / now, "how": how}
+        say(f"| {rs} | `{old['spec']}` | {before:,.0f} | {now:,.0f} | {now / before:.2f}x | "
+            f"{BEFORE_ISSUE_47[rs]:,} | `{new['spec']}` | {new['rate']:,.0f} |")
     say()
     return result
+
+
+def search_side_by_side(commit: str, rulesets: list[str], rounds: int) -> dict | None:
+    """Median rollouts/s per core of ``champion:version=1`` per ruleset, at ``commit`` and here, side by side
+    (``benchmarks.compare``); None where git or the commit is not there."""
+    from benchmarks import compare
+
+    try:
+        subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=compare.ROOT, check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    got = compare.side_by_side(compare.Config(against=commit, engine=False, search=list(rulesets), cold_rounds=0,
+                                              rounds=rounds, search_rounds=rounds))
+    out = {"rev": got["rev"], "here": got["here"]}
+    for tree in ("old", "new"):
+        out[tree] = {rs: statistics.median(x[f"search {rs}"] for x in got["rounds"][tree]) for rs in rulesets}
+    return out
 
 
 def ray_section(args, rounds: int, say):
@@ -624,7 +659,8 @@ def issue47_targets(scale: dict, aec: dict, peers: dict, best: dict, threads: in
                 "the start and the shutdown are paid once, not per run.")
     for rs, s in sorted(scale.get("search", {}).items()):
         if not row(f"`{rs}` search at the champion's settings >= {SEARCH_GOAL}x rollouts/s per core",
-                   f"{s['now']:,.0f} against {s['before']:,} (recorded)", s["now"] / s["before"], SEARCH_GOAL):
+                   f"{s['now']:,.0f} against {s['before']:,.0f} ({s['how']})", s["now"] / s["before"],
+                   SEARCH_GOAL):
             goal_us = 1e6 / (SEARCH_GOAL * s["before"])
             gaps_47.append(
                 f"- `{rs}` search: {SEARCH_GOAL}x is {goal_us:.2f} us per rollout; it takes {s['us']:.2f} "

@@ -92,9 +92,11 @@ def states(ruleset: str, players: int, seeds: list[int], decisions: int) -> list
 
 #: issue 47's baseline: rollouts/s per core of each champion's search when the issue opened (``champion:version=1``
 #: at the default 10 ms) on the engine before it (commit c0b9684), the median of 3 runs measured side by side with
-#: the engine after (``benchmarks/SEARCH_RATE.md``, second session). That engine is not in this checkout, so
-#: ``benchmarks.run`` compares against these recorded figures.
+#: the engine after (``benchmarks/SEARCH_RATE.md``, second session). ``benchmarks.run`` measures that commit side
+#: by side (``BEFORE_ISSUE_47_COMMIT``, through ``benchmarks.compare``) where the git history holds it, and falls
+#: back to these recorded figures where it does not (or with ``--quick``).
 BEFORE_ISSUE_47 = MappingProxyType({"core": 395_076, "fatality": 313_078, "og": 337_320, "omg": 102_930})
+BEFORE_ISSUE_47_COMMIT = "c0b9684"
 
 
 def search_spec(search: str, ruleset: str, players: int) -> str:

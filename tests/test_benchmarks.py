@@ -139,8 +139,10 @@ def test_issue_47_targets_explain_each_one_missed_in_the_runs_own_numbers():
         "limit": {r: 20e6 for r in rs},
         "train": {("core", 2): {"sps": 90_000, "update": 0.7, "forward": 0.2, "engine": 0.05, "opponents": 0.05}},
         "ray": {"median": {"local": 27.0, "ray": 33.0}, "ratio": 27 / 33, "fixed": {"init": 3.0, "shutdown": 1.3}},
-        "search": {"core": {"spec": "search:budget=9", "before": 100_000, "now": 250_000, "us": 4.0},
-                   "og": {"spec": "search:budget=9", "before": 100_000, "now": 150_000, "us": 6.67}},
+        "search": {"core": {"spec": "search:budget=9", "before": 100_000, "now": 250_000, "us": 4.0,
+                            "how": "side by side with c0b9684"},
+                   "og": {"spec": "search:budget=9", "before": 100_000, "now": 150_000, "us": 6.67,
+                          "how": "recorded"}},
     }
     R.issue47_targets(scale, aec, peers, best, 2, lambda line="": lines.append(line))
     text = "\n".join(lines)
@@ -148,7 +150,17 @@ def test_issue_47_targets_explain_each_one_missed_in_the_runs_own_numbers():
     assert "`core` `VectorGame`" in text and "| no |" in text
     assert "- PPO:" in text and "- Ray: of its 33.0 s, 4.3 s" in text and "30.0 s in all" in text
     assert "- `og` search: 2x is 5.00 us per rollout; it takes 6.67" in text
+    assert "250,000 against 100,000 (side by side with c0b9684) | 2.50x | yes" in text
+    assert "150,000 against 100,000 (recorded) | 1.50x | no" in text
     assert "- `core` search" not in text and "engine: 100x" not in text and "AEC" not in text.split("###")[-1]
+
+
+def test_search_side_by_side_falls_back_where_the_commit_is_missing():
+    """``benchmarks.run`` measures the search before issue 47 side by side only where git holds that commit; a
+    commit that is not there gives None (the run then prints the recorded figures and says why)."""
+    from benchmarks import run as R
+
+    assert R.search_side_by_side("0" * 40, ["core"], 1) is None
 
 
 @pytest.mark.slow

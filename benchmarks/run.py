@@ -1,7 +1,7 @@
 """All throughput numbers in one run on one machine, printed and written to benchmarks/RESULTS.md.
 
     pip install -e '.[bench]'          # the peers: open_spiel, rlcard (benchmark-only)
-    python -m benchmarks.run           # about 40 minutes on 2 cores; --quick for a smoke run
+    python -m benchmarks.run           # about 50 minutes on 2 cores; --quick for a smoke run
 
 Measures, with uniformly random legal actions everywhere:
 - the batched engine (VectorGame: sample_legal + step, observation and mask written every step) per ruleset, at
@@ -18,7 +18,7 @@ Measures, with uniformly random legal actions everywhere:
   (``benchmarks.train_peer``, the peer extra), and the test suite's wall time;
 - each target with its measured figure, and for issue 47's targets missed, where the gap goes in the run's numbers.
 Timing is noisy on a shared machine: each figure is the median of several timed rounds. ``--skip`` leaves sections
-out (``--skip suite,peer,ray``); the full run takes about 40 minutes on 2 cores.
+out (``--skip suite,peer,ray``); the full run takes about 50 minutes on 2 cores.
 """
 
 from __future__ import annotations

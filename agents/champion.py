@@ -109,7 +109,6 @@ class Champion:
 #: against version 1 on fresh duplicate deals (``experiments/RESULTS.md``, "The champion spends the faster
 #: rollouts"): stronger in core and fatality, level in og and omg
 VERSION = 3
-VERSIONS = (1, 2, 3)
 
 #: issue 47: rollouts per second per core at each champion's default settings, this engine over the one its
 #: constant was measured on (commit c0b9684): ``python -m benchmarks.search_rate --searches champion --no-split``,
@@ -127,6 +126,7 @@ ROLLOUT_SPEEDUP_V3 = MappingProxyType({"core": 2.01, "fatality": 2.02, "og": 2.0
 #: what each version divides a timed row's constant by, per game
 SPEEDUPS = MappingProxyType({1: MappingProxyType(dict.fromkeys(ROLLOUT_SPEEDUP, 1.0)), 2: ROLLOUT_SPEEDUP,
                              3: ROLLOUT_SPEEDUP_V3})
+VERSIONS = tuple(SPEEDUPS)
 FULL = "greedy rollouts to the game's end"
 CHAMPIONS: tuple[Champion, ...] = (
     Champion("core", "search", seconds=0.025 / 1024, min_rollouts=MIN_SEARCH_ROLLOUTS, settings=_frozen(eps=0.2),

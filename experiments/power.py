@@ -17,7 +17,8 @@ pilot's mean difference and the standard deviation of the per-deal differences i
 The verdict a tournament reports afterwards must come from fresh deals (another ``--seed``), sized before it runs.
 
 ``--skill-run DIR`` sizes a skill-versus-luck run instead (no pilot is played: the run is the pilot). For each
-ruleset, field and beginner of ``DIR/report.json`` (``experiments.skill_luck``), it gives the deals per tournament
+ruleset, field and beginner of ``DIR/report.json`` (``experiments.skill_luck``; ``DIR`` may also be a report's
+``.json`` file itself, as those kept in ``experiments/results/``), it gives the deals per tournament
 that each end of the relative-skill bracket needs for a 95% interval of half-width at most ``--width``: the lower
 bound (the best payoff in the fictive player's place) and the oracle. An interval's width falls as one over the
 square root of the deals, so a cell measured with interval [lo, hi] over the run's D deals needs
@@ -171,7 +172,8 @@ class Config:
     out: str = "runs"
     """the folder that holds the run directory"""
     skill_run: str | None = None
-    """size a skill-versus-luck run (its directory, with report.json) instead of playing a pilot"""
+    """size a skill-versus-luck run (its directory, with report.json, or a report's .json file) instead of playing
+    a pilot"""
     width: float = 0.05
     """with --skill-run: the half-width each bracket end's interval should have at most"""
 
@@ -181,9 +183,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     if args.skill_run is not None:
-        path = Path(args.skill_run) / "report.json"
+        path = Path(args.skill_run)
+        path = path if path.suffix == ".json" else path / "report.json"
         if not path.is_file():
-            ap.error(f"--skill-run: {path} does not exist (the directory of an experiments.skill_luck run)")
+            ap.error(f"--skill-run: {path} does not exist (an experiments.skill_luck run's directory, or its "
+                     "report.json)")
         if not args.width > 0:
             ap.error(f"--width must be positive, got {args.width}")
         rows = size_skill_run(json.loads(path.read_text()), args.width)

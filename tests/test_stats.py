@@ -185,5 +185,10 @@ def test_sizing_a_skill_run_reads_each_bracket_end_and_says_what_it_cannot_size(
     assert "cannot be sized (no width)" in out and "cannot be sized (no estimate)" in out
     assert "| og | greedy | random | lower bound | 0.30 [0.20, 0.40] | 200 | 800 |" in out
     assert "not to be trusted" in out
+    (tmp_path / "kept.json").write_text(json.dumps(report))  # a report kept apart from its run
+    PW.main(["--skill-run", str(tmp_path / "kept.json")])
+    assert capsys.readouterr().out == out
     with pytest.raises(SystemExit):
         PW.main(["--skill-run", str(tmp_path / "missing")])
+    with pytest.raises(SystemExit):
+        PW.main(["--skill-run", str(tmp_path / "missing.json")])

@@ -198,7 +198,8 @@ def outside_note(rs: dict) -> str:
         return ""
     why = []
     if hi > 1:
-        why.append(f"the random effect can be negative (fictive {rs['fictive']} {rs['means'][rs['fictive']]:+.3f} "
+        who = "the fictive network" if rs["fictive"] == "fictive" else f"fictive {rs['fictive']}"
+        why.append(f"the random effect can be negative ({who} {rs['means'][rs['fictive']]:+.3f} "
                    f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper "
                    "bound within the noise, so its budget or its model of the field falls short")
     if lo < 0:

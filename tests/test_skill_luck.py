@@ -271,6 +271,7 @@ def test_an_interval_outside_0_1_says_why():
     runs["fictive"] = synthetic_rows(["half", "beginner"], [0, 1, 1, 1], 0.3, 200, 0)
     rs = S.relative_skill_from_rows(runs, "beginner", ["beginner", "expert"], "fictive", 200)
     assert rs["relative_skill"] > 1 and "random effect can be negative" in rs["note"]
+    assert "(the fictive network +" in rs["note"] and "fictive fictive" not in rs["note"]
     ok = S.relative_skill_from_rows(one_seat_runs(w=0.3), "beginner", ["beginner", "expert"], "fictive", 200)
     assert 0 <= ok["rs_lo"] and ok["rs_hi"] <= 1 and ok["note"] == ""
 

@@ -272,6 +272,9 @@ def lead_measure(rows: dict, a: int, b: int, bootstrap: int = 2000, seed: int = 
     """How many independent games (fresh deals) the better of a and b needs to lead with 95% confidence, with a
     bootstrap interval over deals; and the same in the duplicate format (whole deals, all rotations)."""
     s, d = pair_scores(rows, a, b)
+    if not len(s):  # more agents than seats: on few deals two of them may never share a table
+        return {"ahead": math.nan, "games": 0, "games_to_lead": math.nan, "lo": math.nan, "hi": math.nan,
+                "duplicate_games_to_lead": math.nan}
     keys, inv = np.unique(d, return_inverse=True)
     groups = [s[inv == k] for k in range(len(keys))]
     rng = np.random.default_rng(seed)
@@ -446,11 +449,12 @@ def reward_lead(runs: dict[str, dict], a: str, b: str, level: float = 0.95, boot
 def head_to_head(all_rows: dict, labels: list[str], pairs: list[tuple[int, int]], bootstrap: int = 2000,
                  seed: int = 0) -> list[dict]:
     """For each pair (a, b) of the all-agent table: how often a finished ahead of b and the games each needs to
-    lead (``lead_measure``), with the leader named."""
+    lead (``lead_measure``), with the leader named (None for a pair that never shared a table: ``games`` 0)."""
     lead = []
     for a, b in pairs:
         m = lead_measure(all_rows, a, b, bootstrap, seed)
-        lead.append({"a": labels[a], "b": labels[b], "leader": labels[a] if m["ahead"] >= 0.5 else labels[b], **m})
+        leader = None if not m["games"] else labels[a] if m["ahead"] >= 0.5 else labels[b]
+        lead.append({"a": labels[a], "b": labels[b], "leader": leader, **m})
     return lead
 
 
@@ -460,9 +464,10 @@ def rating_spread(table_all: list[dict], real: list[str], all_rows: dict) -> dic
     top = max(table_all, key=lambda r: r["mu"])
     bottom = min(table_all, key=lambda r: r["mu"])
     s_top, _ = pair_scores(all_rows, real.index(top["agent"]), real.index(bottom["agent"]))
+    ahead = float(s_top.mean()) if len(s_top) else math.nan  # nan: the two never shared a table
     return {"strongest": spec_label(top["agent"]), "weakest": spec_label(bottom["agent"]),
             "mu_gap": top["mu"] - bottom["mu"],
             "mu_gap_ci": 1.96 * math.hypot(top["sigma"], bottom["sigma"]),
-            "ahead": float(s_top.mean()), "elo_gap": elo_gap(float(s_top.mean()), len(s_top)),
+            "ahead": ahead, "elo_gap": elo_gap(ahead, len(s_top)) if len(s_top) else math.nan,
             "ratings": {spec_label(r["agent"]): {"mu": r["mu"], "lo": r["mu_lo"], "hi": r["mu_hi"]}
                         for r in table_all}}

@@ -50,6 +50,10 @@ def _skill_text(x: dict) -> str:
     return f"{pre}{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}"
 
 
+def _elo(spread: dict) -> str:
+    return f"{spread['elo_gap']:.0f}" if math.isfinite(spread["elo_gap"]) else "n/a (never at one table)"
+
+
 def _games_to_lead(r: dict, a: str, b: str) -> str:
     x = next((x for x in r["reward_lead"] if (x["a"], x["b"]) == (a, b)), None)
     if not x:
@@ -76,7 +80,7 @@ def _summary_table(report: dict) -> list[str]:
         lines.append(f"| {r['ruleset']} | {_skill_text(skill(cfg['field_agent']))} "
                      f"| {_skill_text(skill('random'))} | {vtxt} | {_games_to_lead(r, 'expert', 'random')} "
                      f"| {_games_to_lead(r, _search_label(cfg), 'expert')} "
-                     f"| {r['spread']['elo_gap']:.0f} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
+                     f"| {_elo(r['spread'])} ({r['spread']['strongest']} vs {r['spread']['weakest']}) |")
     return lines
 
 
@@ -230,6 +234,10 @@ def _lead_tables(r: dict, cfg: dict) -> list[str]:
               "| A | B | A ahead of B | leader | games to lead, fresh deals (95%) | in duplicate format |",
               "|---|---|---|---|---|---|"]
     for x in r["lead"]:
+        if not x["games"]:
+            lines.append(f"| {x['a']} | {x['b']} | never at one table (more deals would seat them together) "
+                         "| n/a | n/a | n/a |")
+            continue
         lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
                      f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
                      f"| {_n(x['duplicate_games_to_lead'])} |")
@@ -238,9 +246,10 @@ def _lead_tables(r: dict, cfg: dict) -> list[str]:
 
 def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
     sp = r["spread"]
+    h2h = (f"head to head {sp['ahead']:.3f}, about {sp['elo_gap']:.0f} Elo" if math.isfinite(sp["ahead"])
+           else "never at one table, so no head-to-head share")
     lines = ["", (f"Rating spread: {sp['strongest']} - {sp['weakest']} = {sp['mu_gap']:.1f} +- "
-                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; head to head {sp['ahead']:.3f}, about "
-                  f"{sp['elo_gap']:.0f} Elo.")]
+                  f"{sp['mu_gap_ci']:.1f} OpenSkill mu; {h2h}.")]
     v = r["variance"]
     if v:
         lines += ["", (f"Variance of the reward of one seat against {cfg['field_agent']} "

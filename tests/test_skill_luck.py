@@ -125,6 +125,22 @@ def test_lead_measure_on_the_synthetic_game():
     assert abs(m["ahead"] - 0.5) < 0.05 and m["games_to_lead"] > 300  # no reliable leader in a lottery
 
 
+def test_a_pair_that_never_shared_a_table_is_said_so_not_a_crash():
+    # five agents, four seats: agent 4 never sits, so it never meets agent 0 (the 2- and 6-player tables seat more
+    # agents than seats, and on few deals a pair may never meet)
+    labels = ["beginner", "expert", "fictive", "beginner", "absent"]
+    rows = synthetic_rows(labels[:4], [0, 1, 2, 3], w=0.5, deals=20, seed=3)
+    m = S.lead_measure(rows, 4, 0, bootstrap=50)
+    assert m["games"] == 0 and math.isnan(m["ahead"]) and math.isnan(m["games_to_lead"])
+    lead = S.head_to_head(rows, labels, [(1, 0), (4, 0)], bootstrap=50)
+    assert lead[0]["leader"] in ("beginner", "expert") and lead[0]["games"] == 80
+    assert lead[1]["leader"] is None
+    from experiments.skill_report import _lead_tables
+
+    text = "\n".join(_lead_tables({"lead": lead, "reward_lead": []}, {"agents": labels, "field_agent": "greedy"}))
+    assert "| absent | beginner | never at one table" in text and "nan" not in text
+
+
 def _balanced(hand_sd: float, agent_effect: list[float], noise_sd: float, deals: int, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     hand = rng.normal(0, hand_sd, (deals, N))

@@ -50,6 +50,33 @@ def _skill_text(x: dict) -> str:
     return f"{pre}{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}"
 
 
+def _bracket(lower: float, upper: float) -> str:
+    """The bracket [lower bound, fictive player's value]: two estimates, each with its own interval elsewhere in
+    the row; where they meet at the printed precision, that in words (it is no interval of zero width)."""
+    if not math.isfinite(lower):
+        return "n/a (no lower bound)"
+    if f"{lower:.2f}" == f"{upper:.2f}":
+        return f"{lower:.2f} at both ends"
+    return f"[{lower:.2f}, {upper:.2f}]"
+
+
+def _iv(m: float, lo: float, hi: float, form: str) -> str:
+    """A mean over games with its interval; where every game gave the same value, that in words, as a t
+    interval of zero width is no interval (exact only where the design makes it so, as a field's mean over all
+    its seats)."""
+    if lo == hi:
+        return f"{m:{form}} (the same in every game: no interval)"
+    return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
+
+
+def _gain_text(g: dict) -> str:
+    """What one doubling of the oracle's budget bought, paired by deal; in words where every deal gave the same
+    difference (a t interval of zero width is no interval)."""
+    if g["lo"] == g["hi"]:
+        return f"x2 buys {g['diff']:+.3f} on every deal (no interval: no deal's difference varied)"
+    return f"x2 buys {g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+
+
 def _elo(spread: dict) -> str:
     return f"{spread['elo_gap']:.0f}" if math.isfinite(spread["elo_gap"]) else "n/a (never at one table)"
 
@@ -107,8 +134,7 @@ def _bounds_table(report: dict) -> list[str]:
             c = r.get("certification", {}).get(fld)
             if c:
                 effects = " → ".join(f"{e:+.3f}" for e in c["random_effect"])
-                gains = "; ".join(f"x2 buys {g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
-                                  for g in c.get("gains", []))
+                gains = "; ".join(_gain_text(g) for g in c.get("gains", []))
                 btxt = (f"{c['budgets'][-1]} ({'certified' if c['certified'] else 'not certified'}: RE {effects}"
                         + (f"; {gains}" if gains else "") + ")")
             else:
@@ -116,18 +142,18 @@ def _bounds_table(report: dict) -> list[str]:
             net = r.get("fictive_network", {}).get(fld)
             for b, lb in by_b.items():
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
-                orc, bracket = "n/a", f"[{lb['relative_skill']:.2f}, 1] (no oracle played)"
+                orc, bracket = "n/a", f"{_bracket(lb['relative_skill'], 1.0)} (no oracle played)"
                 if x:
                     note = f" ({x['note']})" if x.get("note") else ""
                     orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
-                    bracket = f"[{lb['relative_skill']:.2f}, {x['relative_skill']:.2f}]"
+                    bracket = _bracket(lb["relative_skill"], x["relative_skill"])
                 fic = "n/a"
                 if net:
                     y = net["relative_skill"][b]
                     fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + (f" ({y['note']})" if y.get("note")
                                                                              else "")
                     if net["stronger"] == "fictive" or not x:
-                        bracket = f"[{lb['relative_skill']:.2f}, {y['relative_skill']:.2f}] (fictive network)"
+                        bracket = f"{_bracket(lb['relative_skill'], y['relative_skill'])} (fictive network)"
                     else:
                         bracket += " (oracle)"
                 lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {fic} "
@@ -177,11 +203,11 @@ def _seat_tables(r: dict, cfg: dict) -> list[str]:
              f"| win rate vs {ref_field} | mean reward vs {ref_field} |"), "|---|---|---|---|---|---|"]
     for name, s in r["field_random"].items():
         f = r.get("field_reference", {}).get(name)
-        ref = (f"| {f['win_rate']:.3f} [{f['win_rate_lo']:.3f}, {f['win_rate_hi']:.3f}] "
-               f"| {f['reward']:+.3f} [{f['reward_lo']:+.3f}, {f['reward_hi']:+.3f}] |") if f else "| | |"
-        lines.append(f"| {name} | {s['win_rate']:.3f} [{s['win_rate_lo']:.3f}, {s['win_rate_hi']:.3f}] "
-                     f"| {s['rank']:.2f} [{s['rank_lo']:.2f}, {s['rank_hi']:.2f}] "
-                     f"| {s['reward']:+.3f} [{s['reward_lo']:+.3f}, {s['reward_hi']:+.3f}] " + ref)
+        ref = (f"| {_iv(f['win_rate'], f['win_rate_lo'], f['win_rate_hi'], '.3f')} "
+               f"| {_iv(f['reward'], f['reward_lo'], f['reward_hi'], '+.3f')} |") if f else "| | |"
+        lines.append(f"| {name} | {_iv(s['win_rate'], s['win_rate_lo'], s['win_rate_hi'], '.3f')} "
+                     f"| {_iv(s['rank'], s['rank_lo'], s['rank_hi'], '.2f')} "
+                     f"| {_iv(s['reward'], s['reward_lo'], s['reward_hi'], '+.3f')} " + ref)
     seats = " | ".join(f"seat {i}" for i in range(r["players"]))
     lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
               f"| agent | {seats} |", "|---" * (r["players"] + 1) + "|"]
@@ -193,7 +219,7 @@ def _seat_tables(r: dict, cfg: dict) -> list[str]:
                   "(95% intervals), and the Wald test of no seat advantage:"), "",
                   f"| agent | {seats} | chi2 (dof) | p |", "|---" * (r["players"] + 3) + "|"]
         for name, x in r["seat_effects"].items():
-            lines.append(f"| {name} | " + " | ".join(f"{t['excess']:+.3f} [{t['lo']:+.3f}, {t['hi']:+.3f}]"
+            lines.append(f"| {name} | " + " | ".join(_iv(t["excess"], t["lo"], t["hi"], "+.3f")
                                                       for t in x["seats"])
                          + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
     if r.get("capped"):
@@ -224,8 +250,8 @@ def _lead_tables(r: dict, cfg: dict) -> list[str]:
     for x in r["reward_lead"]:
         fresh, dup = _n(x["games_to_lead"]), _n(x["duplicate_games_to_lead"])
         if "lead_lo" in x:  # reports from before the intervals have none
-            fresh += f" [{_n(x['lead_lo'])}, {_n(x['lead_hi'])}]"
-            dup += f" [{_n(x['dup_lo'])}, {_n(x['dup_hi'])}]"
+            fresh = _games_iv(x["games_to_lead"], x["lead_lo"], x["lead_hi"])
+            dup = _games_iv(x["duplicate_games_to_lead"], x["dup_lo"], x["dup_hi"])
         lines.append(f"| {x['a']} | {x['b']} | {x['reward_gap']:+.3f} [{x['gap_lo']:+.3f}, {x['gap_hi']:+.3f}] "
                      f"| {x['leader']} | {fresh} | {dup} |")
     table = ", ".join(r.get("agents", cfg["agents"]))
@@ -239,7 +265,7 @@ def _lead_tables(r: dict, cfg: dict) -> list[str]:
                          "| n/a | n/a | n/a |")
             continue
         lines.append(f"| {x['a']} | {x['b']} | {x['ahead']:.3f} ({x['games']} games) | {x['leader']} "
-                     f"| {_n(x['games_to_lead'])} [{_n(x['lo'])}, {_n(x['hi'])}] "
+                     f"| {_games_iv(x['games_to_lead'], x['lo'], x['hi'])} "
                      f"| {_n(x['duplicate_games_to_lead'])} |")
     return lines
 
@@ -258,6 +284,13 @@ def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
                   f"[{v['agent_lo']:.3f}, {v['agent_hi']:.3f}], rest {v['rest']:.3f} "
                   f"[{v['rest_lo']:.3f}, {v['rest_hi']:.3f}].")]
     return lines
+
+
+def _games_iv(m: float, lo: float, hi: float) -> str:
+    """A count of games to lead with its bootstrap interval; in words where every resample gave the same count."""
+    if lo == hi:
+        return f"{_n(m)} (every resample the same: no interval)"
+    return f"{_n(m)} [{_n(lo)}, {_n(hi)}]"
 
 
 def _search_label(cfg: dict) -> str:

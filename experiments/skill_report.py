@@ -40,7 +40,20 @@ def ci(m: float, lo: float, hi: float, form: str = ".2f") -> str:
         return f"{m:{form}} (no interval: too few deals)"
     if lo == hi:
         return f"{m:{form}} (no interval: every resample gave the same value; more deals needed)"
+    form = _separating(form, lo, hi)
     return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
+
+
+def _separating(form: str, lo: float, hi: float, extra: int = 2) -> str:
+    """``form`` with up to ``extra`` more decimals where its precision would print a nonzero interval [lo, hi]
+    with equal ends (a narrow interval must not read as one of zero width)."""
+    head, digits = form.rsplit(".", 1)
+    places, kind = int(digits[:-1]), digits[-1]
+    for more in range(extra + 1):
+        f = f"{head}.{places + more}{kind}"
+        if f"{lo:{f}}" != f"{hi:{f}}":
+            return f
+    return f
 
 
 def _skill_text(x: dict) -> str:
@@ -66,6 +79,7 @@ def _iv(m: float, lo: float, hi: float, form: str) -> str:
     its seats)."""
     if lo == hi:
         return f"{m:{form}} (the same in every game: no interval)"
+    form = _separating(form, lo, hi)
     return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
 
 

@@ -32,7 +32,6 @@ does not shrink with the deals the way this assumes.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -183,14 +182,15 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     if args.skill_run is not None:
-        path = Path(args.skill_run)
-        path = path if path.suffix == ".json" else path / "report.json"
-        if not path.is_file():
-            ap.error(f"--skill-run: {path} does not exist (an experiments.skill_luck run's directory, or its "
-                     "report.json)")
+        from experiments.skill_seeds import load  # a run's directory or a report's .json, as skill_seeds reads
+
+        try:
+            skill_report = load(args.skill_run)
+        except ValueError as e:
+            ap.error(f"--skill-run: {e} (an experiments.skill_luck run's directory, or its report.json)")
         if not args.width > 0:
             ap.error(f"--width must be positive, got {args.width}")
-        rows = size_skill_run(json.loads(path.read_text()), args.width)
+        rows = size_skill_run(skill_report, args.width)
         print(skill_sizing_report(rows, args.width))
         return {"cells": rows}
     names = args.agents

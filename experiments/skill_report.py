@@ -38,10 +38,7 @@ def ci(m: float, lo: float, hi: float, form: str = ".2f") -> str:
         return "n/a"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{m:{form}} (no interval: too few deals)"
-    if lo == hi:
-        return f"{m:{form}} (no interval: every resample gave the same value; more deals needed)"
-    form = _separating(form, lo, hi)
-    return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
+    return _iv(m, lo, hi, form, same="(no interval: every resample gave the same value; more deals needed)")
 
 
 def _separating(form: str, lo: float, hi: float, extra: int = 2) -> str:
@@ -73,12 +70,12 @@ def _bracket(lower: float, upper: float) -> str:
     return f"[{lower:.2f}, {upper:.2f}]"
 
 
-def _iv(m: float, lo: float, hi: float, form: str) -> str:
-    """A mean over games with its interval; where every game gave the same value, that in words, as a t
-    interval of zero width is no interval (exact only where the design makes it so, as a field's mean over all
-    its seats)."""
+def _iv(m: float, lo: float, hi: float, form: str, same: str = "(the same in every game: no interval)") -> str:
+    """An estimate with its interval; where the interval has no width, ``same`` in words instead (by default for a
+    mean over games: a t interval of zero width is no interval, exact only where the design makes it so, as a
+    field's mean over all its seats); an interval narrower than ``form`` prints gets the digits that part it."""
     if lo == hi:
-        return f"{m:{form}} (the same in every game: no interval)"
+        return f"{m:{form}} {same}"
     form = _separating(form, lo, hi)
     return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
 
@@ -86,9 +83,8 @@ def _iv(m: float, lo: float, hi: float, form: str) -> str:
 def _gain_text(g: dict) -> str:
     """What one doubling of the oracle's budget bought, paired by deal; in words where every deal gave the same
     difference (a t interval of zero width is no interval)."""
-    if g["lo"] == g["hi"]:
-        return f"x2 buys {g['diff']:+.3f} on every deal (no interval: no deal's difference varied)"
-    return f"x2 buys {g['diff']:+.3f} [{g['lo']:+.3f}, {g['hi']:+.3f}]"
+    return "x2 buys " + _iv(g["diff"], g["lo"], g["hi"], "+.3f",
+                            same="on every deal (no interval: no deal's difference varied)")
 
 
 def _elo(spread: dict) -> str:

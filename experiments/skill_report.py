@@ -152,24 +152,37 @@ def _bounds_table(report: dict) -> list[str]:
             net = r.get("fictive_network", {}).get(fld)
             for b, lb in by_b.items():
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
-                orc, bracket = "n/a", f"{_bracket(lb['relative_skill'], 1.0)} (no oracle played)"
+                orc = "n/a"
                 if x:
                     note = f" ({x['note']})" if x.get("note") else ""
                     orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
-                    bracket = _bracket(lb["relative_skill"], x["relative_skill"])
                 fic = "n/a"
                 if net:
                     y = net["relative_skill"][b]
                     fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + (f" ({y['note']})" if y.get("note")
                                                                              else "")
-                    if net["stronger"] == "fictive" or not x:
-                        bracket = f"{_bracket(lb['relative_skill'], y['relative_skill'])} (fictive network)"
-                    else:
-                        bracket += " (oracle)"
+                upper, source = bracket_upper(r, fld, b)
+                if upper is None:
+                    bracket = f"{_bracket(lb['relative_skill'], 1.0)} (no oracle played)"
+                else:  # which fictive player gave the upper end, said where there were two
+                    bracket = _bracket(lb["relative_skill"], upper["relative_skill"]) + (f" ({source})" if net
+                                                                                         else "")
                 lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {fic} "
                              f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {bracket} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     return lines
+
+
+def bracket_upper(r: dict, fld: str, b: str) -> tuple[dict | None, str]:
+    """The bracket's upper end in one ruleset's report for a field and beginner: the relative skill with the
+    stronger feasible fictive player (the oracle; the fictive network where it was the stronger on the even deals,
+    or the only one played) and which it was; ``(None, "no fictive player")`` where neither was played (the upper
+    end is then 1, the most relative skill can be)."""
+    x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
+    net = r.get("fictive_network", {}).get(fld)
+    if net and (net["stronger"] == "fictive" or not x):
+        return net["relative_skill"][b], "fictive network"
+    return (x, "oracle") if x else (None, "no fictive player")
 
 
 def _ruleset_section(r: dict, cfg: dict) -> list[str]:

@@ -190,6 +190,11 @@ def relative_skill_from_rows(runs: dict[str, dict], beginner: str, real: list[st
     return out
 
 
+def _signed(x: float) -> str:
+    """A mean reward to three decimals with its sign; float noise around zero prints as +0.000, never -0.000."""
+    return f"{round(x, 3) + 0.0:+.3f}"
+
+
 def outside_note(rs: dict) -> str:
     """Why a relative-skill interval leaves [0, 1] ("" when it does not): the measure is LE / (LE + RE), so it
     leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative."""
@@ -197,15 +202,16 @@ def outside_note(rs: dict) -> str:
     if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= 0 and hi <= 1):
         return ""
     why = []
+    m = {k: _signed(v) for k, v in rs["means"].items()}
     if hi > 1:
         who = "the fictive network" if rs["fictive"] == "fictive" else f"fictive {rs['fictive']}"
-        why.append(f"the random effect can be negative ({who} {rs['means'][rs['fictive']]:+.3f} "
-                   f"against best {rs['best']} {rs['means'][rs['best']]:+.3f}): the fictive player is no upper "
-                   "bound within the noise, so its budget or its model of the field falls short")
+        why.append(f"the random effect can be negative ({who} {m[rs['fictive']]} against best {rs['best']} "
+                   f"{m[rs['best']]}): the fictive player is no upper bound within the noise, so its budget or "
+                   "its model of the field falls short")
     if lo < 0:
-        why.append(f"the learning effect can be negative (best {rs['best']} against beginner {rs['beginner']} "
-                   f"{rs['means'][rs['beginner']]:+.3f}): on the measured deals the chosen player is not clearly "
-                   "better than the beginner")
+        why.append(f"the learning effect can be negative (best {rs['best']} {m[rs['best']]} against beginner "
+                   f"{rs['beginner']} {m[rs['beginner']]}): on the measured deals the chosen player is not "
+                   "clearly better than the beginner")
     return "; ".join(why)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.skill_measures import spec_label
+from experiments.skill_measures import outside_note, spec_label
 
 
 def report_markdown(report: dict) -> str:
@@ -66,18 +66,33 @@ def _bracket(lower: float, upper: float) -> str:
     if not math.isfinite(lower):
         return "n/a (no lower bound)"
     if f"{lower:.2f}" == f"{upper:.2f}":
-        return f"{lower:.2f} at both ends"
-    return f"[{lower:.2f}, {upper:.2f}]"
+        return f"{_num(lower, '.2f')} at both ends"
+    return f"[{_num(lower, '.2f')}, {_num(upper, '.2f')}]"
 
 
 def _iv(m: float, lo: float, hi: float, form: str, same: str = "(the same in every game: no interval)") -> str:
     """An estimate with its interval; where the interval has no width, ``same`` in words instead (by default for a
     mean over games: a t interval of zero width is no interval, exact only where the design makes it so, as a
     field's mean over all its seats); an interval narrower than ``form`` prints gets the digits that part it."""
-    if lo == hi:
-        return f"{m:{form}} {same}"
-    form = _separating(form, lo, hi)
-    return f"{m:{form}} [{lo:{form}}, {hi:{form}}]"
+    wide = _separating(form, lo, hi)
+    if lo == hi or f"{lo:{wide}}" == f"{hi:{wide}}":  # no width, or none two more digits can show (float noise)
+        return f"{_num(m, form)} {same}"
+    form = wide
+    return f"{_num(m, form)} [{_num(lo, form)}, {_num(hi, form)}]"
+
+
+def _num(x: float, form: str, extra: int = 2) -> str:
+    """``x`` in ``form``; a negative number that would print as a signed zero ("-0.00") gets up to ``extra`` more
+    digits ("-0.003"), and one still zero there prints as zero: no "-0.00"."""
+    text = f"{x:{form}}"
+    if not (x < 0 and float(text) == 0):
+        return text
+    head, digits = form.rsplit(".", 1)
+    for more in range(1, extra + 1):
+        wider = f"{x:{head}.{int(digits[:-1]) + more}{digits[-1]}}"
+        if float(wider) != 0:
+            return wider
+    return f"{0.0:{form}}"
 
 
 def _gain_text(g: dict) -> str:
@@ -154,13 +169,11 @@ def _bounds_table(report: dict) -> list[str]:
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
                 orc = "n/a"
                 if x:
-                    note = f" ({x['note']})" if x.get("note") else ""
-                    orc = f"{ci(x['relative_skill'], x['rs_lo'], x['rs_hi'])}{note}"
+                    orc = ci(x["relative_skill"], x["rs_lo"], x["rs_hi"]) + _note(x)
                 fic = "n/a"
                 if net:
                     y = net["relative_skill"][b]
-                    fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + (f" ({y['note']})" if y.get("note")
-                                                                             else "")
+                    fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + _note(y)
                 upper, source = bracket_upper(r, fld, b)
                 if upper is None:
                     bracket = f"{_bracket(lb['relative_skill'], 1.0)} (no oracle played)"
@@ -171,6 +184,13 @@ def _bounds_table(report: dict) -> list[str]:
                              f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {bracket} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")
     return lines
+
+
+def _note(x: dict) -> str:
+    """Why a relative-skill cell's interval leaves [0, 1], as " (...)" ("" when it does not): worded afresh from
+    the cell (so every report, old ones too, reads as ``outside_note`` words it today), else the note it stored."""
+    why = outside_note(x) if {"means", "best", "beginner", "fictive"} <= set(x) else x.get("note", "")
+    return f" ({why})" if why else ""
 
 
 def bracket_upper(r: dict, fld: str, b: str) -> tuple[dict | None, str]:
@@ -259,9 +279,10 @@ def _skill_table(r: dict) -> list[str]:
     rows_rs = [(fld, x) for fld, by_b in r.get("relative_skill_by_beginner", {}).items() for x in by_b.values()]
     for fld, s in rows_rs or r["relative_skill"].items():
         m = s["means"]
-        lines.append(f"| {fld} | {s['beginner']} {m[s['beginner']]:+.3f} | {s['best']} {m[s['best']]:+.3f} "
-                     f"| {s['fictive']} {m[s['fictive']]:+.3f} | {s['learning_effect']:+.3f} "
-                     f"| {s['random_effect']:+.3f} | {ci(s['relative_skill'], s['rs_lo'], s['rs_hi'])} |")
+        n = [_num(x, "+.3f") for x in (m[s["beginner"]], m[s["best"]], m[s["fictive"]], s["learning_effect"],
+                                       s["random_effect"])]
+        lines.append(f"| {fld} | {s['beginner']} {n[0]} | {s['best']} {n[1]} | {s['fictive']} {n[2]} | {n[3]} "
+                     f"| {n[4]} | {ci(s['relative_skill'], s['rs_lo'], s['rs_hi'])} |")
     return lines
 
 
@@ -311,7 +332,7 @@ def _spread_and_variance(r: dict, cfg: dict) -> list[str]:
 
 def _games_iv(m: float, lo: float, hi: float) -> str:
     """A count of games to lead with its bootstrap interval; in words where every resample gave the same count."""
-    if lo == hi:
+    if _n(lo) == _n(hi):  # the same count in every resample, as printed
         return f"{_n(m)} (every resample the same: no interval)"
     return f"{_n(m)} [{_n(lo)}, {_n(hi)}]"
 

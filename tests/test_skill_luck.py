@@ -429,6 +429,13 @@ def test_the_report_never_prints_a_zero_width_interval_for_an_estimate():
     assert "no interval: every resample gave the same value" in ci(0.0, 0.0, 0.0)
     assert "too few deals" in ci(0.2, math.nan, math.nan) and ci(math.nan, 0, 1) == "n/a"
     assert ci(0.999, 0.998, 1.0) == "0.999 [0.998, 1.000]"  # narrow, not zero: printed with the digits it needs
+    assert ci(0.29, -0.003, 0.41) == "0.29 [-0.003, 0.41]"  # no signed zero ("-0.00"): digits that show the sign
+    assert ci(0.1, -1e-6, 0.2) == "0.10 [0.00, 0.20]"  # zero at every precision tried: printed as zero
+    from experiments.skill_measures import outside_note
+
+    note = outside_note({"rs_lo": -0.01, "rs_hi": 0.4, "best": "search", "beginner": "greedy", "fictive": "oracle",
+                           "means": {"search": 0.516, "greedy": 0.437, "oracle": 0.7}})
+    assert "(best search +0.516 against beginner greedy +0.437)" in note  # both means, not the beginner's alone
     from experiments.skill_report import _gain_text  # a doubling of the oracle that changed no deal's result
 
     assert _gain_text({"diff": 0.0, "lo": 0.0, "hi": 0.0}).startswith("x2 buys +0.000 on every deal (no interval")
@@ -444,13 +451,15 @@ def test_real_reports_print_no_interval_of_zero_width():
 
     from experiments.skill_report import report_markdown
 
-    kept = sorted((Path(__file__).parents[1] / "experiments/results").glob("sl3-*.json"))
+    results = Path(__file__).parents[1] / "experiments/results"
+    kept = sorted([*results.glob("sl3-*.json"), *results.glob("skill_luck*.json")])  # issue 46 and the first ones
     assert len(kept) >= 2
     for path in kept:
         text = report_markdown(json.loads(path.read_text()))
         zero = [m.group(0) for m in re.finditer(r"\[([-+]?[0-9.,]+|never), ([-+]?[0-9.,]+|never)\]", text)
                 if m.group(1) == m.group(2)]
         assert not zero, (path.name, zero[:5])
+        assert not re.search(r"-0\.0+(?![0-9])", text), path.name  # no signed zero (og at 6 players had one)
         if path.name == "sl3-house-4p-s0.json":
             assert "the same in every game: no interval" in text and "every resample the same: no interval" in text
             assert "0.99 at both ends" in text

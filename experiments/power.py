@@ -100,11 +100,13 @@ def size_skill_run(report: dict, width: float = 0.05) -> list[dict]:
 
 
 def skill_sizing_report(rows: list[dict], width: float) -> str:
+    from experiments.skill_report import ci
+
     lines = [f"Deals per tournament for a 95% interval of at most +-{width:g} at each end of the bracket:", "",
              "| ruleset | field | beginner | end | estimate (95%) | deals run | deals needed |",
              "|---|---|---|---|---|---:|---:|"]
     for x in rows:
-        est = "n/a" if math.isnan(x["estimate"]) else f"{x['estimate']:.2f} [{x['lo']:.2f}, {x['hi']:.2f}]"
+        est = ci(x["estimate"], x["lo"], x["hi"])  # words, not [a, a] or "-0.00", where the interval has none
         if math.isnan(x["needed"]):
             need = "cannot be sized (no " + ("estimate)" if math.isnan(x["estimate"]) else "width)")
         elif x["unstable"]:

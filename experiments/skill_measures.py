@@ -199,16 +199,17 @@ def outside_note(rs: dict) -> str:
     """Why a relative-skill interval leaves [0, 1] ("" when it does not): the measure is LE / (LE + RE), so it
     leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative."""
     lo, hi = rs["rs_lo"], rs["rs_hi"]
-    if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= 0 and hi <= 1):
+    eps = 1e-9  # float noise: a resample whose best player is the beginner gives 0 as -4e-16
+    if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= -eps and hi <= 1 + eps):
         return ""
     why = []
     m = {k: _signed(v) for k, v in rs["means"].items()}
-    if hi > 1:
+    if hi > 1 + eps:
         who = "the fictive network" if rs["fictive"] == "fictive" else f"fictive {rs['fictive']}"
         why.append(f"the random effect can be negative ({who} {m[rs['fictive']]} against best {rs['best']} "
                    f"{m[rs['best']]}): the fictive player is no upper bound within the noise, so its budget or "
                    "its model of the field falls short")
-    if lo < 0:
+    if lo < -eps:
         why.append(f"the learning effect can be negative (best {rs['best']} {m[rs['best']]} against beginner "
                    f"{rs['beginner']} {m[rs['beginner']]}): on the measured deals the chosen player is not "
                    "clearly better than the beginner")

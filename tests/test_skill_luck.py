@@ -436,6 +436,7 @@ def test_the_report_never_prints_a_zero_width_interval_for_an_estimate():
     note = outside_note({"rs_lo": -0.01, "rs_hi": 0.4, "best": "search", "beginner": "greedy", "fictive": "oracle",
                            "means": {"search": 0.516, "greedy": 0.437, "oracle": 0.7}})
     assert "(best search +0.516 against beginner greedy +0.437)" in note  # both means, not the beginner's alone
+    assert outside_note({"rs_lo": -4.3e-16, "rs_hi": 0.41}) == ""  # float noise at 0 (og at 6 players) is no note
     from experiments.skill_report import _gain_text  # a doubling of the oracle that changed no deal's result
 
     assert _gain_text({"diff": 0.0, "lo": 0.0, "hi": 0.0}).startswith("x2 buys +0.000 on every deal (no interval")

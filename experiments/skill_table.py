@@ -27,7 +27,7 @@ import math
 import sys
 from pathlib import Path
 
-from experiments.skill_report import _bracket, _separating, bracket_upper, ci
+from experiments.skill_report import _bracket, _iv, _separating, bracket_upper, ci
 from experiments.skill_seeds import check_same_design, load
 
 
@@ -108,7 +108,8 @@ def _win(seeds: list[dict]) -> str:
     base = f"(luck only {seeds[0]['baseline']:.2f})"
     if len(have) == 1:
         w = have[0]
-        return f"{ci(w['win_rate'], w['win_rate_lo'], w['win_rate_hi'])} {base}"
+        rate = _iv(w["win_rate"], w["win_rate_lo"], w["win_rate_hi"], ".2f", same="(no interval in the report)")
+        return f"{rate} {base}"
     return _over_seeds([w["win_rate"] for w in have], [w["win_rate_lo"] for w in have],
                        [w["win_rate_hi"] for w in have]) + f" {base}"
 

@@ -70,6 +70,16 @@ def _bracket(lower: float, upper: float) -> str:
     return f"[{_num(lower, '.2f')}, {_num(upper, '.2f')}]"
 
 
+def bracket_text(lower: dict, upper: float) -> str:
+    """The bracket of one cell from its lower-bound cell and the upper end's value; in words where the best real
+    player shows no learning effect over the beginner on the measured deals (relative skill is then 0 by the
+    formula, with an interval that can span several units: no bracket to read)."""
+    le = lower.get("learning_effect", math.nan)
+    if math.isfinite(lower["relative_skill"]) and math.isfinite(le) and le <= 1e-9:
+        return "none shown (the best player no better than the beginner on the measured deals)"
+    return _bracket(lower["relative_skill"], upper)
+
+
 def _iv(m: float, lo: float, hi: float, form: str, same: str = "(the same in every game: no interval)") -> str:
     """An estimate with its interval; where the interval has no width, ``same`` in words instead (by default for a
     mean over games: a t interval of zero width is no interval, exact only where the design makes it so, as a
@@ -176,10 +186,9 @@ def _bounds_table(report: dict) -> list[str]:
                     fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + _note(y)
                 upper, source = bracket_upper(r, fld, b)
                 if upper is None:
-                    bracket = f"{_bracket(lb['relative_skill'], 1.0)} (no oracle played)"
+                    bracket = f"{bracket_text(lb, 1.0)} (no oracle played)"
                 else:  # which fictive player gave the upper end, said where there were two
-                    bracket = _bracket(lb["relative_skill"], upper["relative_skill"]) + (f" ({source})" if net
-                                                                                         else "")
+                    bracket = bracket_text(lb, upper["relative_skill"]) + (f" ({source})" if net else "")
                 lines.append(f"| {r['ruleset']} | {fld} | {b} | {lb['best']} | {orc} | {fic} "
                              f"| {ci(lb['relative_skill'], lb['rs_lo'], lb['rs_hi'])} | {bracket} | {btxt} "
                              f"| {r.get('capped_max', r['truncated_share']):.1%} |")

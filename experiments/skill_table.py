@@ -27,7 +27,7 @@ import math
 import sys
 from pathlib import Path
 
-from experiments.skill_report import _bracket, _iv, _separating, bracket_upper, ci
+from experiments.skill_report import _iv, _separating, bracket_text, bracket_upper, ci
 from experiments.skill_seeds import check_same_design, load
 
 
@@ -116,8 +116,7 @@ def _win(seeds: list[dict]) -> str:
 
 def _brackets(seeds: list[dict]) -> str:
     """Each seed's bracket; said once where every seed gives the same words."""
-    texts = [_bracket(x["lower"]["relative_skill"], x["upper"]["relative_skill"] if x["upper"] else 1.0)
-             for x in seeds]
+    texts = [bracket_text(x["lower"], x["upper"]["relative_skill"] if x["upper"] else 1.0) for x in seeds]
     if len(texts) > 1 and all(t.endswith("at both ends") for t in texts):
         return "closed on every seed (" + " / ".join(t.split()[0] for t in texts) + ")"
     if len(set(texts)) == 1:

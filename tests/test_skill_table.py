@@ -115,3 +115,17 @@ def test_every_kept_report_renders_without_a_zero_width_interval():
     assert kept
     text = T.main([str(p) for p in kept])
     assert not [m for m in re.findall(r"\[(-?[\d.]+), (-?[\d.]+)\]", text) if m[0] == m[1]]
+
+
+def test_a_cell_where_the_best_player_learns_nothing_over_the_beginner_has_no_bracket():
+    """omg's random field at 2 and 6 players: every strong player wins about 99% and none more than `greedy`, so
+    relative skill is 0 by the formula with an interval over several units; the bracket says so in words."""
+    rep = report(0, bound=0.0, oracle=0.0)
+    sec = rep["rulesets"][0]
+    for measure in ("relative_skill_bound", "relative_skill_by_beginner"):
+        sec[measure]["greedy"]["greedy"].update(learning_effect=0.0, rs_lo=-4.0, rs_hi=1.0)
+    text = T.markdown(T.rows([rep]))
+    assert "none shown (the best player no better than the beginner on the measured deals)" in text
+    assert "0.00 at both ends" not in text
+    sec["relative_skill_bound"]["greedy"]["greedy"]["learning_effect"] = 0.05  # any effect: the bracket again
+    assert "0.00 at both ends" in T.markdown(T.rows([rep]))

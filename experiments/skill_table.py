@@ -149,10 +149,11 @@ def markdown(table: list[dict]) -> str:
 
 
 def _plotted(table: list[dict], players: int) -> list[tuple[dict, dict]]:
-    """The (row, seed) pairs of one player count that have a lower bound to draw (the table says why the others
-    have none)."""
+    """The (row, seed) pairs of one player count that have a bracket to draw (the table says why the others have
+    none: no lower bound, or no learning effect over the beginner)."""
     return [(row, x) for row in table if row["players"] == players for x in row["seeds"]
-            if math.isfinite(x["lower"]["relative_skill"])]
+            if math.isfinite(x["lower"]["relative_skill"])
+            and not bracket_text(x["lower"], 1.0).startswith("none shown")]
 
 
 def plot(table: list[dict], path: Path) -> None:

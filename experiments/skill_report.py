@@ -38,10 +38,10 @@ def ci(m: float, lo: float, hi: float, form: str = ".2f") -> str:
         return "n/a"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{m:{form}} (no interval: too few deals)"
-    return _iv(m, lo, hi, form, same="(no interval: every resample gave the same value; more deals needed)")
+    return iv_text(m, lo, hi, form, same="(no interval: every resample gave the same value; more deals needed)")
 
 
-def _separating(form: str, lo: float, hi: float, extra: int = 2) -> str:
+def separating_form(form: str, lo: float, hi: float, extra: int = 2) -> str:
     """``form`` with up to ``extra`` more decimals where its precision would print a nonzero interval [lo, hi]
     with equal ends (a narrow interval must not read as one of zero width)."""
     head, digits = form.rsplit(".", 1)
@@ -80,11 +80,11 @@ def bracket_text(lower: dict, upper: float) -> str:
     return _bracket(lower["relative_skill"], upper)
 
 
-def _iv(m: float, lo: float, hi: float, form: str, same: str = "(the same in every game: no interval)") -> str:
+def iv_text(m: float, lo: float, hi: float, form: str, same: str = "(the same in every game: no interval)") -> str:
     """An estimate with its interval; where the interval has no width, ``same`` in words instead (by default for a
     mean over games: a t interval of zero width is no interval, exact only where the design makes it so, as a
     field's mean over all its seats); an interval narrower than ``form`` prints gets the digits that part it."""
-    wide = _separating(form, lo, hi)
+    wide = separating_form(form, lo, hi)
     if lo == hi or f"{lo:{wide}}" == f"{hi:{wide}}":  # no width, or none two more digits can show (float noise)
         return f"{_num(m, form)} {same}"
     form = wide
@@ -108,7 +108,7 @@ def _num(x: float, form: str, extra: int = 2) -> str:
 def _gain_text(g: dict) -> str:
     """What one doubling of the oracle's budget bought, paired by deal; in words where every deal gave the same
     difference (a t interval of zero width is no interval)."""
-    return "x2 buys " + _iv(g["diff"], g["lo"], g["hi"], "+.3f",
+    return "x2 buys " + iv_text(g["diff"], g["lo"], g["hi"], "+.3f",
                             same="on every deal (no interval: no deal's difference varied)")
 
 
@@ -255,11 +255,11 @@ def _seat_tables(r: dict, cfg: dict) -> list[str]:
              f"| win rate vs {ref_field} | mean reward vs {ref_field} |"), "|---|---|---|---|---|---|"]
     for name, s in r["field_random"].items():
         f = r.get("field_reference", {}).get(name)
-        ref = (f"| {_iv(f['win_rate'], f['win_rate_lo'], f['win_rate_hi'], '.3f')} "
-               f"| {_iv(f['reward'], f['reward_lo'], f['reward_hi'], '+.3f')} |") if f else "| | |"
-        lines.append(f"| {name} | {_iv(s['win_rate'], s['win_rate_lo'], s['win_rate_hi'], '.3f')} "
-                     f"| {_iv(s['rank'], s['rank_lo'], s['rank_hi'], '.2f')} "
-                     f"| {_iv(s['reward'], s['reward_lo'], s['reward_hi'], '+.3f')} " + ref)
+        ref = (f"| {iv_text(f['win_rate'], f['win_rate_lo'], f['win_rate_hi'], '.3f')} "
+               f"| {iv_text(f['reward'], f['reward_lo'], f['reward_hi'], '+.3f')} |") if f else "| | |"
+        lines.append(f"| {name} | {iv_text(s['win_rate'], s['win_rate_lo'], s['win_rate_hi'], '.3f')} "
+                     f"| {iv_text(s['rank'], s['rank_lo'], s['rank_hi'], '.2f')} "
+                     f"| {iv_text(s['reward'], s['reward_lo'], s['reward_hi'], '+.3f')} " + ref)
     seats = " | ".join(f"seat {i}" for i in range(r["players"]))
     lines += ["", "Fields of copies, win rate by seat (seat 0 first in the seat order):", "",
               f"| agent | {seats} |", "|---" * (r["players"] + 1) + "|"]
@@ -271,7 +271,7 @@ def _seat_tables(r: dict, cfg: dict) -> list[str]:
                   "(95% intervals), and the Wald test of no seat advantage:"), "",
                   f"| agent | {seats} | chi2 (dof) | p |", "|---" * (r["players"] + 3) + "|"]
         for name, x in r["seat_effects"].items():
-            lines.append(f"| {name} | " + " | ".join(_iv(t["excess"], t["lo"], t["hi"], "+.3f")
+            lines.append(f"| {name} | " + " | ".join(iv_text(t["excess"], t["lo"], t["hi"], "+.3f")
                                                       for t in x["seats"])
                          + f" | {x['chi2']:.2f} ({x['dof']}) | {x['p_value']:.3f} |")
     if r.get("capped"):

@@ -27,7 +27,7 @@ import math
 import sys
 from pathlib import Path
 
-from experiments.skill_report import _iv, _separating, bracket_text, bracket_upper, ci
+from experiments.skill_report import bracket_text, bracket_upper, ci, iv_text, separating_form
 from experiments.skill_seeds import check_same_design, load
 
 
@@ -83,7 +83,7 @@ def _over_seeds(pts: list[float], los: list[float], his: list[float]) -> str:
     lo, hi = min(p[0] for p in pairs), max(p[1] for p in pairs)
     if lo == hi:
         return f"{where} (no interval on any seed: every resample the same)"
-    form = _separating(".2f", lo, hi)
+    form = separating_form(".2f", lo, hi)
     return f"{where} (intervals within [{lo:{form}}, {hi:{form}}])"
 
 
@@ -108,7 +108,8 @@ def _win(seeds: list[dict]) -> str:
     base = f"(luck only {seeds[0]['baseline']:.2f})"
     if len(have) == 1:
         w = have[0]
-        rate = _iv(w["win_rate"], w["win_rate_lo"], w["win_rate_hi"], ".2f", same="(no interval in the report)")
+        rate = iv_text(w["win_rate"], w["win_rate_lo"], w["win_rate_hi"], ".2f",
+                       same="(no interval in the report)")
         return f"{rate} {base}"
     return _over_seeds([w["win_rate"] for w in have], [w["win_rate_lo"] for w in have],
                        [w["win_rate_hi"] for w in have]) + f" {base}"

@@ -69,7 +69,8 @@ def rows(reports: list[dict]) -> list[dict]:
                 win = table.get(lb["best"])
                 per.append({"seed": seed, "lower": lb, "upper": upper, "source": source, "best": lb["best"],
                             "win": win, "baseline": r["baseline"]})
-            out.append({"players": players, "ruleset": ruleset, "field": fld, "beginner": b, "seeds": per})
+            out.append({"players": players, "ruleset": ruleset, "field": fld, "beginner": b, "seeds": per,
+                        "deals": seeds[0][1]["deals"]})
     return out
 
 
@@ -134,8 +135,9 @@ def markdown(table: list[dict]) -> str:
             "clustered by deal), beside the share of seats that win by luck alone.")]
     for players in sorted({r["players"] for r in table}):
         out += ["", f"## {players} players", "",
-                ("| ruleset | seeds | field | beginner | best real | lower bound | upper end (fictive player) "
-                 "| bracket | best real's win rate against the field |"), "|---" * 9 + "|"]
+                ("| ruleset | seeds (deals) | field | beginner | best real | lower bound "
+                 "| upper end (fictive player) | bracket | best real's win rate against the field |"),
+                "|---" * 9 + "|"]
         for row in (r for r in table if r["players"] == players):
             s = row["seeds"]
             names = [x["best"] for x in s]
@@ -143,9 +145,9 @@ def markdown(table: list[dict]) -> str:
             sources = sorted({x["source"] for x in s if x["upper"] is not None})
             upper = _end([x["upper"] for x in s]) + (f" ({', '.join(sources)})" if sources else " (none played)")
             bracket = _brackets(s)
-            out.append(f"| {row['ruleset']} | {', '.join(str(x['seed']) for x in s)} | {row['field']} "
-                       f"| {row['beginner']} | {best} | {_end([x['lower'] for x in s])} | {upper} | {bracket} "
-                       f"| {_win(s)} |")
+            seeds = f"{', '.join(str(x['seed']) for x in s)} ({row['deals']})"
+            out.append(f"| {row['ruleset']} | {seeds} | {row['field']} | {row['beginner']} | {best} "
+                       f"| {_end([x['lower'] for x in s])} | {upper} | {bracket} | {_win(s)} |")
     return "\n".join(out) + "\n"
 
 

@@ -40,18 +40,19 @@ def report(seed, players=4, deals=100, **kw):
 
 def test_one_table_per_player_count_a_row_per_ruleset_field_and_beginner():
     reps = [report(0, bound=0.20, oracle=0.30), report(1, bound=0.24, oracle=0.36, p=0.44),
-            report(0, players=2, ruleset="core", bound=0.5, oracle=None, baseline=0.5, p=0.8)]
+            report(0, players=2, ruleset="core", bound=0.5, oracle=None, baseline=0.5, p=0.8, deals=250)]
     table = T.rows(reps)
     assert [(r["players"], r["ruleset"], [x["seed"] for x in r["seeds"]]) for r in table] == [
         (2, "core", [0]), (4, "og", [0, 1])]
     text = T.markdown(table)
     assert text.index("## 2 players") < text.index("## 4 players")
     # two seeds: the range of the points and the hull of their intervals; the win rate of the best player
-    assert ("| og | 0, 1 | greedy | greedy | expert | 0.20 to 0.24 (intervals within [0.15, 0.29]) "
+    # each cell's deals a tournament beside its seeds
+    assert ("| og | 0, 1 (100) | greedy | greedy | expert | 0.20 to 0.24 (intervals within [0.15, 0.29]) "
             "| 0.30 to 0.36 (intervals within [0.25, 0.41]) (oracle) | [0.20, 0.30] / [0.24, 0.36] "
             "| 0.40 to 0.44 (intervals within [0.38, 0.46]) (luck only 0.25) |") in text
     # one seed, no oracle: the upper end is 1 and says none was played
-    assert ("| core | 0 | greedy | greedy | expert | 0.50 [0.45, 0.55] | n/a (none played) | [0.50, 1.00] "
+    assert ("| core | 0 (250) | greedy | greedy | expert | 0.50 [0.45, 0.55] | n/a (none played) | [0.50, 1.00] "
             "| 0.80 [0.78, 0.82] (luck only 0.50) |") in text
 
 

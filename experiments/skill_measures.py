@@ -197,20 +197,28 @@ def _signed(x: float) -> str:
 
 def outside_note(rs: dict) -> str:
     """Why a relative-skill interval leaves [0, 1] ("" when it does not): the measure is LE / (LE + RE), so it
-    leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative."""
+    leaves [0, 1] when the random effect (fictive - best) or the learning effect (best - beginner) is negative. An
+    effect whose point estimate is negative is named as such (a negative random effect alone also takes the
+    measure below 0, once it outweighs the learning effect); where both points are non-negative, the side the
+    interval leaves on names the effect that can be negative within the noise."""
     lo, hi = rs["rs_lo"], rs["rs_hi"]
     eps = 1e-9  # float noise: a resample whose best player is the beginner gives 0 as -4e-16
     if not (math.isfinite(lo) and math.isfinite(hi)) or (lo >= -eps and hi <= 1 + eps):
         return ""
+    means = rs["means"]
+    le = means[rs["best"]] - means[rs["beginner"]]
+    re = means[rs["fictive"]] - means[rs["best"]]
+    m = {k: _signed(v) for k, v in means.items()}
+    who = "the fictive network" if rs["fictive"] == "fictive" else f"fictive {rs['fictive']}"
     why = []
-    m = {k: _signed(v) for k, v in rs["means"].items()}
-    if hi > 1 + eps:
-        who = "the fictive network" if rs["fictive"] == "fictive" else f"fictive {rs['fictive']}"
-        why.append(f"the random effect can be negative ({who} {m[rs['fictive']]} against best {rs['best']} "
-                   f"{m[rs['best']]}): the fictive player is no upper bound within the noise, so its budget or "
-                   "its model of the field falls short")
-    if lo < -eps:
-        why.append(f"the learning effect can be negative (best {rs['best']} {m[rs['best']]} against beginner "
+    if re < -eps or (le >= -eps and hi > 1 + eps):
+        verb, noise = ("is", "") if re < -eps else ("can be", " within the noise")
+        why.append(f"the random effect {verb} negative ({who} {m[rs['fictive']]} against best {rs['best']} "
+                   f"{m[rs['best']]}): the fictive player is no upper bound{noise}, so its budget or its model of "
+                   "the field falls short")
+    if le < -eps or (re >= -eps and lo < -eps):
+        verb = "is" if le < -eps else "can be"
+        why.append(f"the learning effect {verb} negative (best {rs['best']} {m[rs['best']]} against beginner "
                    f"{rs['beginner']} {m[rs['beginner']]}): on the measured deals the chosen player is not "
                    "clearly better than the beginner")
     return "; ".join(why)

@@ -179,11 +179,11 @@ def _bounds_table(report: dict) -> list[str]:
                 x = r.get("relative_skill_by_beginner", {}).get(fld, {}).get(b)
                 orc = "n/a"
                 if x:
-                    orc = ci(x["relative_skill"], x["rs_lo"], x["rs_hi"]) + _note(x)
+                    orc = ci(x["relative_skill"], x["rs_lo"], x["rs_hi"]) + cell_note(x)
                 fic = "n/a"
                 if net:
                     y = net["relative_skill"][b]
-                    fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + _note(y)
+                    fic = ci(y["relative_skill"], y["rs_lo"], y["rs_hi"]) + cell_note(y)
                 upper, source = bracket_upper(r, fld, b)
                 if upper is None:
                     bracket = f"{bracket_text(lb, 1.0)} (no oracle played)"
@@ -195,7 +195,7 @@ def _bounds_table(report: dict) -> list[str]:
     return lines
 
 
-def _note(x: dict) -> str:
+def cell_note(x: dict) -> str:
     """Why a relative-skill cell's interval leaves [0, 1], as " (...)" ("" when it does not): worded afresh from
     the cell (so every report, old ones too, reads as ``outside_note`` words it today), else the note it stored."""
     why = outside_note(x) if {"means", "best", "beginner", "fictive"} <= set(x) else x.get("note", "")

@@ -20,7 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from experiments.skill_report import ci
+from experiments.skill_report import cell_note, ci
 
 #: the config fields a run of another seed may change
 FREE = ("seed", "name", "out")
@@ -88,12 +88,13 @@ def markdown(reports: list[dict], rows: list[dict]) -> str:
            (f"{cfg['deals']} deals per tournament and seed; agents {', '.join(cfg['agents'])}; fictive player "
             f"{cfg['oracle'] or 'none'}. Each cell: the relative skill measured on that seed's deals (95%). "
             "Spread: the largest minus the smallest point estimate over the seeds; the widest interval of the row "
-            "beside it for scale."), "",
+            "beside it for scale. A cell outside [0, 1] says why, as the report does."), "",
            "| ruleset | field | beginner | measure | " + " | ".join(f"seed {s}" for s in seeds)
            + " | spread (widest interval) | best real per seed |",
            "|---" * (5 + len(seeds)) + "|---|"]
     for row in rows:
-        cells = [ci(c["relative_skill"], c["rs_lo"], c["rs_hi"]) if c else "not measured" for c in row["cells"]]
+        cells = [ci(c["relative_skill"], c["rs_lo"], c["rs_hi"]) + cell_note(c) if c else "not measured"
+                 for c in row["cells"]]
         best = [x for x in row["best"] if x]
         who = best[0] if best and len(set(best)) == 1 else " / ".join(x or "-" for x in row["best"]) + " (changes)"
         spread = "n/a" if math.isnan(row["spread"]) else f"{row['spread']:.2f} ({row['widest']:.2f})"

@@ -286,7 +286,7 @@ def test_an_interval_outside_0_1_says_why():
     # a "fictive" player between the beginner and the best real one: no upper bound, so RS > 1
     runs["fictive"] = synthetic_rows(["half", "beginner"], [0, 1, 1, 1], 0.3, 200, 0)
     rs = S.relative_skill_from_rows(runs, "beginner", ["beginner", "expert"], "fictive", 200)
-    assert rs["relative_skill"] > 1 and "random effect can be negative" in rs["note"]
+    assert rs["relative_skill"] > 1 and "random effect is negative" in rs["note"]  # the point itself
     assert "(the fictive network +" in rs["note"] and "fictive fictive" not in rs["note"]
     ok = S.relative_skill_from_rows(one_seat_runs(w=0.3), "beginner", ["beginner", "expert"], "fictive", 200)
     assert 0 <= ok["rs_lo"] and ok["rs_hi"] <= 1 and ok["note"] == ""
@@ -437,6 +437,17 @@ def test_the_report_never_prints_a_zero_width_interval_for_an_estimate():
                            "means": {"search": 0.516, "greedy": 0.437, "oracle": 0.7}})
     assert "(best search +0.516 against beginner greedy +0.437)" in note  # both means, not the beginner's alone
     assert outside_note({"rs_lo": -4.3e-16, "rs_hi": 0.41}) == ""  # float noise at 0 (og at 6 players) is no note
+    # south_african's fictive network at 4 players, seed 1: a random effect so negative that LE + RE < 0 takes the
+    # measure below 0 while the learning effect is clearly positive; the note names the random effect alone
+    cell = {"rs_lo": -2.38, "rs_hi": -1.42, "best": "search", "beginner": "greedy", "fictive": "fictive",
+            "means": {"search": 0.327, "greedy": 0.0, "fictive": -0.182}}
+    note = outside_note(cell)
+    assert note.startswith("the random effect is negative (the fictive network -0.182 against best search +0.327)")
+    assert "learning effect" not in note
+    # both points non-negative, only the interval leaves [0, 1]: the side it leaves on says which effect can be
+    within = {**cell, "means": {"search": 0.3, "greedy": 0.1, "fictive": 0.32}}
+    assert outside_note({**within, "rs_lo": 0.5, "rs_hi": 1.2}).startswith("the random effect can be negative")
+    assert outside_note({**within, "rs_lo": -0.2, "rs_hi": 0.9}).startswith("the learning effect can be negative")
     from experiments.skill_report import _gain_text  # a doubling of the oracle that changed no deal's result
 
     assert _gain_text({"diff": 0.0, "lo": 0.0, "hi": 0.0}).startswith("x2 buys +0.000 on every deal (no interval")

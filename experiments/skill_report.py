@@ -70,12 +70,17 @@ def _bracket(lower: float, upper: float) -> str:
     return f"[{_num(lower, '.2f')}, {_num(upper, '.2f')}]"
 
 
-def bracket_text(lower: dict, upper: float) -> str:
-    """The bracket of one cell from its lower-bound cell and the upper end's value; in words where the best real
-    player shows no learning effect over the beginner on the measured deals (relative skill is then 0 by the
-    formula, with an interval that can span several units: no bracket to read)."""
+def no_learning_shown(lower: dict) -> bool:
+    """The best real player shows no learning effect over the beginner on the measured deals: relative skill is
+    then 0 by the formula, with an interval that can span several units, so the cell has no bracket to read."""
     le = lower.get("learning_effect", math.nan)
-    if math.isfinite(lower["relative_skill"]) and math.isfinite(le) and le <= 1e-9:
+    return math.isfinite(lower["relative_skill"]) and math.isfinite(le) and le <= 1e-9
+
+
+def bracket_text(lower: dict, upper: float) -> str:
+    """The bracket of one cell from its lower-bound cell and the upper end's value; in words where
+    ``no_learning_shown``."""
+    if no_learning_shown(lower):
         return "none shown (the best player no better than the beginner on the measured deals)"
     return _bracket(lower["relative_skill"], upper)
 

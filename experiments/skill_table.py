@@ -27,7 +27,7 @@ import math
 import sys
 from pathlib import Path
 
-from experiments.skill_report import bracket_text, bracket_upper, ci, iv_text, separating_form
+from experiments.skill_report import bracket_text, bracket_upper, ci, iv_text, no_learning_shown, separating_form
 from experiments.skill_seeds import check_same_design, load
 
 
@@ -155,8 +155,7 @@ def _plotted(table: list[dict], players: int) -> list[tuple[dict, dict]]:
     """The (row, seed) pairs of one player count that have a bracket to draw (the table says why the others have
     none: no lower bound, or no learning effect over the beginner)."""
     return [(row, x) for row in table if row["players"] == players for x in row["seeds"]
-            if math.isfinite(x["lower"]["relative_skill"])
-            and not bracket_text(x["lower"], 1.0).startswith("none shown")]
+            if math.isfinite(x["lower"]["relative_skill"]) and not no_learning_shown(x["lower"])]
 
 
 def plot(table: list[dict], path: Path) -> None:

@@ -365,6 +365,15 @@ def floor_action(p: np.ndarray, mask: np.ndarray, action: int, floor: float) -> 
     return p
 
 
+def cool_log_probs(logp, temperature: float):
+    """Packed log-probabilities (rows over :func:`legal_index`'s ids, as :func:`legal_log_probs` gives them) at
+    ``temperature``: ``log_softmax(logits / temperature)`` over each row's legal actions, the distribution the
+    agent samples at ``ppo:temperature=...`` (padding keeps probability 0). Differentiable; ``train_ppo
+    --temperature`` trains the policy this makes of the network's."""
+    torch = _torch()
+    return torch.log_softmax(logp / temperature, dim=1)
+
+
 def floor_log_probs(logp, idx, action: int, floor: float):
     """:func:`floor_action` on packed log-probabilities (rows over :func:`legal_index`'s ids, as
     :func:`legal_log_probs` gives them), in torch and differentiable: ``action``'s probability raised to at least

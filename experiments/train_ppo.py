@@ -43,6 +43,7 @@ from agents.base import act_in
 from agents.guided import Critic
 from agents.ppo import (
     Policy,
+    cool_log_probs,
     floor_log_probs,
     legal_index,
     load_file,
@@ -107,6 +108,11 @@ class Config:
     # from scratch can learn to swap for ever: the truncation penalty lies ~1,000 decisions past the first swap
     # (experiments/RESULTS.md, core's learning curves). ``ppo`` plays with a floor of 0.001.
     ready_floor: float = 0.0
+    # the temperature the learner's policy plays at: it samples softmax(logits / temperature) (before the ready
+    # floor), in its rollouts and in the update alike, so what is trained is what played; a checkpoint trained at T
+    # plays as ``ppo:temperature=T``. A network distilled from the search plays best cold (temperature 0.1) and far
+    # worse sampled at 1 (experiments/RESULTS.md, issue 44): fine-tuning it at 1 optimises the weaker player.
+    temperature: float = 1.0
     self_play: float = 0.5  # share of games where the network holds every seat
     # in a game against the pool, the network holds 1..learner_seats seats (drawn uniformly)
     learner_seats: int = 1
@@ -348,6 +354,8 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"ready_floor must be in [0, 1), got {cfg.ready_floor}")
     if cfg.ready_floor > 0 and not family_of(cfg.ruleset).setup_phase:
         raise ValueError(f"ready_floor: {cfg.ruleset} has no setup and no ready action")
+    if isinstance(cfg.temperature, bool) or not 0.0 < cfg.temperature < math.inf:
+        raise ValueError(f"temperature must be a positive finite number, got {cfg.temperature}")
     if cfg.critic not in CRITICS:
         raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {cfg.critic!r}")
     if cfg.critic_hidden < 1:
@@ -500,6 +508,16 @@ def full_view(vg, seats: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.concatenate(parts, axis=1)
 
 
+def played_log_probs(cfg: Config, logp, idx):
+    """The policy the learner plays, from the network's packed log-probabilities over the legal ids ``idx``: at
+    ``cfg.temperature`` (agents.ppo.cool_log_probs), then with the ready floor, as the ``ppo`` agent plays it."""
+    if cfg.temperature != 1.0:
+        logp = cool_log_probs(logp, cfg.temperature)
+    if cfg.ready_floor > 0:
+        logp = floor_log_probs(logp, idx, READY, cfg.ready_floor)
+    return logp
+
+
 def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray, seats: np.ndarray, device,
                  critic=None):
     """The network's actions in the games ``mine`` (where a learner seat decides at step ``t``), recorded in
@@ -510,8 +528,7 @@ def learner_acts(cfg: Config, vg, model, buf: Rollout, t: int, mine: np.ndarray,
     with torch.inference_mode():
         on = idx.to(device)
         logp, value = model.legal(obs_t.to(device).float(), on, ok.to(device))
-        if cfg.ready_floor > 0:
-            logp = floor_log_probs(logp, on, READY, cfg.ready_floor)
+        logp = played_log_probs(cfg, logp, on)
         a, logp = sample_packed(logp, on)
         if critic is not None:
             full = torch.from_numpy(full_view(vg, seats, mine))
@@ -805,8 +822,7 @@ def ppo_update(model, optimizer, cfg, b_obs, b_mask, b_act, b_logp, b_val, b_adv
             obs = b_obs[idx].to(device).float()
             legal = b_valid[idx].to(device)
             logp_all, value = model.legal(obs, b_idx[idx].to(device), legal)
-            if cfg.ready_floor > 0:
-                logp_all = floor_log_probs(logp_all, b_idx[idx].to(device), READY, cfg.ready_floor)
+            logp_all = played_log_probs(cfg, logp_all, b_idx[idx].to(device))
             logp = logp_all.gather(1, b_pos[idx].to(device)[:, None]).squeeze(1)
             ratio = (logp - b_logp[idx].to(device)).exp()
             adv = b_adv[idx].to(device)
@@ -854,7 +870,9 @@ def evaluate(cfg: Config, ckpt: Path, run_dir: Path, update: int) -> dict:
     """A duplicate tournament of the checkpoint against greedy and expert (those the ruleset has)."""
     field = [a for a in ("greedy", "expert") if a in agents_pkg.offered_agents(cfg.ruleset)]
     me = "fictive" if cfg.view == "full" else "ppo"
-    tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"{me}:checkpoint={ckpt}", *field],
+    played = "".join(f"+{k}={v}" for k, v in (("temperature", cfg.temperature), ("ready_floor", cfg.ready_floor))
+                     if v != Config.__dataclass_fields__[k].default)  # the policy as it trained
+    tc = T.Config(ruleset=cfg.ruleset, players=cfg.players, agents=[f"{me}:checkpoint={ckpt}{played}", *field],
                   games=cfg.eval_deals, seed=cfg.seed + update, out=str(run_dir / "eval"),
                   name=f"update-{update:06d}",
                   ply_cap=cfg.ply_cap, cap_rule=cfg.cap_rule)

@@ -568,6 +568,50 @@ def test_training_with_a_ready_floor_runs_and_bad_floors_are_refused(tmp_path, c
         assert "ready_floor" in capsys.readouterr().err and not (tmp_path / "bad").exists()
 
 
+def test_training_at_a_temperature_trains_the_policy_the_agent_plays_at_it(tmp_path):
+    """``--temperature T`` with a ready floor: the packed log-probabilities the update trains are the distribution
+    the ``ppo`` agent samples at ``temperature=T`` with the same floor, over real core observations."""
+    from agents.ppo import floor_action
+    from experiments.train_ppo import Config, played_log_probs
+
+    agent = agents.make("ppo", "core", 4, seed=0, temperature=0.25, ready_floor=0.05)
+    vg = shedders.VectorGame("core", 256, 4, seed=5)
+    vg.reset()
+    for _ in range(12):
+        vg.step(agent.act(vg.observation, vg.action_mask))
+    obs, mask = vg.observation.copy(), vg.action_mask.copy()
+    assert 20 < (mask[:, P.READY] == 1).sum() < 236  # games in setup (ready legal) and in play
+    want = agent.probabilities(obs, mask)
+    want = floor_action(want, mask, P.READY, 0.05)
+    cfg = Config(ruleset="core", temperature=0.25, ready_floor=0.05)
+    idx, valid = packed_legal(vg.legal_ids, vg.num_legal)
+    with torch.no_grad():
+        logp, _ = agent.model.legal(torch.from_numpy(obs).float(), idx, valid)
+        got_packed = played_log_probs(cfg, logp, idx).exp().numpy()
+    got = np.zeros_like(want)
+    v = valid.numpy()
+    got[np.nonzero(v)[0], idx.numpy()[v]] = got_packed[v]
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    cold = played_log_probs(Config(ruleset="core", temperature=1.0), logp, idx).exp().numpy()
+    assert np.abs(cold - got_packed)[v].max() > 0.05  # the temperature changes what is trained
+
+
+def test_training_at_a_temperature_runs_and_bad_temperatures_are_refused(tmp_path, capsys, monkeypatch):
+    seen = []
+    real = P.T.run
+    monkeypatch.setattr(P.T, "run", lambda tc, **kw: seen.append(list(tc.agents)) or real(tc, **kw))
+    out = run(tmp_path, "--ruleset", "core", "--total-steps", "256", "--temperature", "0.1",
+              "--ready-floor", "0.05")
+    assert out["counters"]["update"] == 2
+    rows = read_rows(tmp_path / "tiny" / "progress.csv")
+    assert all(np.isfinite(float(r[k])) for r in rows for k in ("loss", "pg_loss", "entropy", "approx_kl"))
+    assert seen and seen[-1][0].endswith("checkpoint.pt+temperature=0.1+ready_floor=0.05")  # evaluated as trained
+    for bad in ("0", "-1", "inf"):
+        with pytest.raises(SystemExit):
+            P.main([*TINY, "--out", str(tmp_path), "--name", "bad", "--temperature", bad])
+        assert "temperature" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+
+
 def test_the_ppo_agent_says_ready_at_least_at_its_floor_in_setup():
     from shedders.envs.palace_env import ACTION_IDS
 

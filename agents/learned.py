@@ -5,9 +5,9 @@ engine state).
 
 It is the table's network in ``NETWORKS`` where one is there: a network that beat the table's committed ``ppo`` on
 fresh duplicate deals (core, fatality, og, omg and south_african at 4 players: the champion's search distilled
-into a network by ``experiments.train_distill``, played at temperature 0.1, south_african's at 0.3; core's then
-fine-tuned by ``experiments.train_ppo --temperature 0.1``; house without toggles plays core's). Elsewhere it is the
-committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
+into a network by ``experiments.train_distill``, played at temperature 0.1, south_african's at 0.3; core's and
+fatality's then fine-tuned by ``experiments.train_ppo --temperature 0.1``; house without toggles plays core's).
+Elsewhere it is the committed ``ppo`` checkpoint of the table (``agents/checkpoints/<ruleset>-<n>p.pt``, trained by
 ``experiments.train_ppo``). The commands, training cost and strength of each are in ``experiments/RESULTS.md``.
 ``agent.chosen`` names what a table got (the checkpoint, and its searched labels or engine steps of training); a
 better network replaces the one there, measured against it. ``temperature`` (default: the network's own, 1 for a
@@ -56,18 +56,20 @@ NETWORKS: dict[tuple[str, int], Network] = {
     ("core", 4): Network(
         "distill-ppo-core-4p.pt", temperature=0.1, ready_floor=0.05,
         why="the search distilled (experiments.train_distill: 10 DAgger rounds, 1,564,348 decisions labelled by "
-            "champion:time_budget=0.005, then refit: distill-core-4p.pt), then fine-tuned by PPO at the temperature "
-            "it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 --lr 1e-5: 35.4M engine steps, 45 min "
-            "on one thread): against three expert on 500 fresh deals +0.137 [+0.117, +0.158] a game, the "
-            "distilled network before it +0.086 [+0.065, +0.107], paired +0.051 [+0.024, +0.079] (seed 8851); "
-            "two against two with the champion -0.028 [-0.046, -0.010] a seat, the network before it -0.068 "
-            "[-0.084, -0.052] (seed 8863)"),
+            "champion:time_budget=0.005, then refit: distill-core-4p.pt), then fine-tuned by PPO at the "
+            "temperature it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 --lr 1e-5: 35.4M engine "
+            "steps, 45 min on one thread): against three expert on 500 fresh deals +0.137 [+0.117, +0.158] a "
+            "game, the distilled network before it +0.086 [+0.065, +0.107], paired +0.051 [+0.024, +0.079] "
+            "(seed 8851); two against two with the champion -0.028 [-0.046, -0.010] a seat, the network before "
+            "it -0.068 [-0.084, -0.052] (seed 8863)"),
     ("fatality", 4): Network(
-        "distill-fatality-4p.pt", temperature=0.1,
+        "distill-ppo-fatality-4p.pt", temperature=0.1, ready_floor=0.05,
         why="the search distilled (experiments.train_distill: 8 DAgger rounds, 693,598 decisions labelled by "
-            "champion:time_budget=0.005, then refit on the 665,160 not held out): against three expert on 500 "
-            "fresh deals +0.256 [+0.227, +0.284] a game, the committed ppo +0.108 [+0.078, +0.138], paired +0.148 "
-            "[+0.110, +0.186]; two against two with ppo +0.088 [+0.070, +0.107] a seat (seed 8801)"),
+            "champion:time_budget=0.005, then refit on the 665,160 not held out: distill-fatality-4p.pt), then "
+            "fine-tuned by PPO at the temperature it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 "
+            "--lr 3e-5: 31.7M engine steps, 45 min on one thread): against three expert on 500 fresh deals +0.325 "
+            "[+0.298, +0.352] a game, the distilled network before it +0.263 [+0.235, +0.291], paired +0.062 "
+            "[+0.027, +0.097] (seed 8851)"),
     ("og", 4): Network(
         "distill-og-4p.pt", temperature=0.1, cycle_break=0.02,
         why="the search distilled (experiments.train_distill --teacher champion:time_budget=0.01: 8 DAgger "
@@ -127,8 +129,9 @@ class LearnedAgent(Agent):
                                   device=device, **({} if floor is None else {"ready_floor": floor}),
                                   cycle_break=net.cycle_break if cycle_break is None else cycle_break, **options)
             labels, steps = self.inner.counters.get("labels"), self.inner.counters.get("global_step")
-            self.chosen = f"distilled ({path}" + (f", {labels:,} searched labels)" if labels else f", then {steps:,} "
-                                                  "engine steps of PPO)" if steps else ")")
+            tail = (f", {labels:,} searched labels)" if labels else
+                    f", then {steps:,} engine steps of PPO)" if steps else ")")
+            self.chosen = f"distilled ({path}{tail}"
         elif default_checkpoint(ruleset, num_players, **options).exists():
             self.inner = PPOAgent(ruleset, num_players, seed=seed, sample=sample,
                                   temperature=1.0 if temperature is None else temperature, device=device,

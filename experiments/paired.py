@@ -1,0 +1,129 @@
+"""One agent of two tournament runs on the same deals, compared deal by deal.
+
+    python -m experiments.paired runs/new-vs-expert runs/old-vs-expert
+    python -m experiments.paired runs/a runs/b --agent 0 --agent-b learned --json
+
+Two networks are best compared in the same seat against the same field on the same deals: one tournament each
+(``experiments.tournament --lineup 0,1,1,1 --seed S``, the candidate as agent 0), then this. Each argument is a
+tournament run directory (or its ``results.json``). For each run it prints the agent's mean reward a game with its
+95% interval over deals (each deal's games averaged first, as the tournament does), the games, the share capped
+and the mean length; then the first run's agent minus the second's, paired over the deals both played: the mean
+difference, its Student-t interval and the p-value of "no difference" (``experiments.stats.paired_difference``).
+
+The two runs must deal the same cards: the same ruleset, players, seed and chunk size (``ValueError`` otherwise).
+``--agent`` picks the agent by index or name in the first run (default 0), ``--agent-b`` in the second (default:
+the same as ``--agent``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from experiments.stats import by_deal, mean_ci, paired_difference
+
+#: the settings that decide which cards each deal holds: two runs are paired only where these agree
+DEAL_KEYS = ("ruleset", "players", "seed", "chunk")
+
+
+def load(path: str | Path) -> dict:
+    """A tournament's summary from its run directory or its ``results.json``; ``ValueError`` where there is
+    none."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.json"
+    if not p.is_file():
+        raise ValueError(f"{path}: no tournament results here (expected a run directory with results.json)")
+    summary = json.loads(p.read_text())
+    if "game_rows" not in summary or "config" not in summary:
+        raise ValueError(f"{path}: not a tournament's results.json (no game rows)")
+    return summary
+
+
+def agent_index(summary: dict, agent: str | int) -> int:
+    """The index of ``agent`` (an index, or a name as the run lists it) among the run's agents."""
+    names = summary["config"]["agents"]
+    if isinstance(agent, int) or str(agent).isdigit():
+        i = int(agent)
+        if not 0 <= i < len(names):
+            raise ValueError(f"agent index {i} is out of range: the run has {len(names)} agents {names}")
+        return i
+    if agent not in names:
+        raise ValueError(f"no agent {agent!r} in the run: its agents are {names}")
+    return names.index(agent)
+
+
+def per_deal(summary: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
+    """(deals, mean reward of ``agent``'s seats on each deal), over the deals where it sat."""
+    rows = summary["game_rows"]
+    seat_agent = np.asarray(rows["seat_agent"])
+    reward = np.asarray(rows["reward"], float)
+    deal = np.repeat(np.asarray(rows["deal"]), seat_agent.shape[1])
+    mine = (seat_agent == agent).ravel()
+    keys = np.unique(deal)
+    total, count = by_deal(deal, np.where(mine, reward.ravel(), 0.0), mine.astype(float))
+    sat = count > 0
+    return keys[sat], total[sat] / count[sat]
+
+
+def describe(summary: dict, agent: int) -> dict:
+    """The agent's mean reward a game with its interval over deals, and the run's games, capped share and mean
+    length."""
+    _, values = per_deal(summary, agent)
+    m, lo, hi = mean_ci(values)
+    return {"agent": summary["config"]["agents"][agent], "mean_reward": m, "reward_lo": lo, "reward_hi": hi,
+            "deals": len(values), "games": summary["games"], "capped": summary["truncated_share"],
+            "mean_length": summary["mean_length"]}
+
+
+def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:
+    """``a``'s agent minus ``b``'s, paired over the deals both played; ``ValueError`` where the runs deal
+    different cards or share no deal."""
+    ca, cb = a["config"], b["config"]
+    differ = [k for k in DEAL_KEYS if ca.get(k) != cb.get(k)]
+    if differ:
+        raise ValueError("the runs deal different cards: " + ", ".join(f"{k} {ca.get(k)!r} against {cb.get(k)!r}"
+                                                                       for k in differ))
+    da, va = per_deal(a, agent_a)
+    db, vb = per_deal(b, agent_b)
+    common, ia, ib = np.intersect1d(da, db, return_indices=True)
+    if len(common) == 0:
+        raise ValueError("the runs share no deal where both agents sat")
+    return paired_difference(va[ia], vb[ib])
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
+    ap.add_argument("run_a", help="the first tournament run (directory or results.json)")
+    ap.add_argument("run_b", help="the second, on the same deals")
+    ap.add_argument("--agent", default="0", help="the agent in the first run, by index or name (default 0)")
+    ap.add_argument("--agent-b", default=None, help="the agent in the second run (default: as --agent)")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = ap.parse_args(argv)
+    try:
+        a, b = load(args.run_a), load(args.run_b)
+        ia = agent_index(a, args.agent)
+        ib = agent_index(b, args.agent if args.agent_b is None else args.agent_b)
+        out = {"a": describe(a, ia), "b": describe(b, ib), "a_minus_b": compare(a, b, ia, ib)}
+    except ValueError as e:
+        ap.exit(2, f"{ap.prog}: error: {e}\n")
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return out
+    for key, run in (("a", args.run_a), ("b", args.run_b)):
+        d = out[key]
+        print(f"{run}: {d['agent']} {d['mean_reward']:+.3f} [{d['reward_lo']:+.3f}, {d['reward_hi']:+.3f}] a game "
+              f"({d['deals']} deals, {d['games']} games, {100 * d['capped']:.2f}% capped, mean length "
+              f"{d['mean_length']:.0f})")
+    d = out["a_minus_b"]
+    print(f"first minus second, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, "
+          f"{d['hi']:+.3f}], p = {d['p']:.4f}")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main() and 0)

@@ -11,6 +11,8 @@ import pytest
 from experiments import paired as P
 from experiments import tournament as T
 
+pytestmark = pytest.mark.slow  # tiny tournaments, as in tests/test_tournament.py
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.stats import by_deal, mean_ci, paired_difference
+from experiments.stats import by_deal, paired_difference
 
 #: the settings that decide which cards each deal holds: two runs are paired only where these agree
 DEAL_KEYS = ("ruleset", "players", "seed", "chunk")
@@ -71,13 +71,12 @@ def per_deal(summary: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def describe(summary: dict, agent: int) -> dict:
-    """The agent's mean reward a game with its interval over deals, and the run's games, capped share and mean
-    length."""
-    _, values = per_deal(summary, agent)
-    m, lo, hi = mean_ci(values)
-    return {"agent": summary["config"]["agents"][agent], "mean_reward": m, "reward_lo": lo, "reward_hi": hi,
-            "deals": len(values), "games": summary["games"], "capped": summary["truncated_share"],
-            "mean_length": summary["mean_length"]}
+    """The agent's mean reward a game with its interval over deals (as the tournament summarised it), and the
+    run's deals, games, capped share and mean length."""
+    row = summary["agents"][agent]
+    return {"agent": row["agent"], "mean_reward": row["mean_reward"], "reward_lo": row["reward_lo"],
+            "reward_hi": row["reward_hi"], "deals": summary["deals"], "games": summary["games"],
+            "capped": summary["truncated_share"], "mean_length": summary["mean_length"]}
 
 
 def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.stats import by_deal, paired_difference
+from experiments.stats import agent_by_deal, paired_difference
 
 #: the settings that decide which cards each deal holds: two runs are paired only where these agree
 DEAL_KEYS = ("ruleset", "players", "seed", "chunk")
@@ -60,14 +60,9 @@ def agent_index(summary: dict, agent: str | int) -> int:
 def per_deal(summary: dict, agent: int) -> tuple[np.ndarray, np.ndarray]:
     """(deals, mean reward of ``agent``'s seats on each deal), over the deals where it sat."""
     rows = summary["game_rows"]
-    seat_agent = np.asarray(rows["seat_agent"])
-    reward = np.asarray(rows["reward"], float)
-    deal = np.repeat(np.asarray(rows["deal"]), seat_agent.shape[1])
-    mine = (seat_agent == agent).ravel()
-    keys = np.unique(deal)
-    total, count = by_deal(deal, np.where(mine, reward.ravel(), 0.0), mine.astype(float))
-    sat = count > 0
-    return keys[sat], total[sat] / count[sat]
+    keys, means = agent_by_deal(rows["deal"], rows["seat_agent"], rows["reward"], agent)
+    sat = ~np.isnan(means)
+    return keys[sat], means[sat]
 
 
 def describe(summary: dict, agent: int) -> dict:

@@ -171,17 +171,26 @@ def paired_difference(a, b, level: float = 0.95) -> dict:
     return {"diff": mean, "lo": mean - h, "hi": mean + h, "p": p, "sd": sd, "deals": n}
 
 
-def paired_rewards(deal, seat_agent, reward, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per deal where both sit, the mean reward of agent a's seats and of agent b's seats (over every game of the
-    deal: all its rotations), from game rows (``deal`` (G,), ``seat_agent`` (G, P), ``reward`` (G, P))."""
+def agent_by_deal(deal, seat_agent, reward, a: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the deals in sorted order, agent a's mean reward over its seats on each: every game of the deal, all its
+    rotations; NaN where it did not sit), from game rows (``deal`` (G,), ``seat_agent`` (G, P), ``reward``
+    (G, P))."""
     deal = np.asarray(deal)
     seat_agent, reward = np.asarray(seat_agent), np.asarray(reward, float)
     g_deal = np.repeat(deal, seat_agent.shape[1])
-    who, r = seat_agent.ravel(), reward.ravel()
-    sa, ca = by_deal(g_deal, np.where(who == a, r, 0.0), (who == a).astype(float))
-    sb, cb = by_deal(g_deal, np.where(who == b, r, 0.0), (who == b).astype(float))
-    both = (ca > 0) & (cb > 0)
-    return sa[both] / ca[both], sb[both] / cb[both]
+    who = seat_agent.ravel()
+    total, count = by_deal(g_deal, np.where(who == a, reward.ravel(), 0.0), (who == a).astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.unique(deal), np.where(count > 0, total / count, np.nan)
+
+
+def paired_rewards(deal, seat_agent, reward, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal where both sit, the mean reward of agent a's seats and of agent b's seats (over every game of the
+    deal: all its rotations), from game rows (``deal`` (G,), ``seat_agent`` (G, P), ``reward`` (G, P))."""
+    _, ma = agent_by_deal(deal, seat_agent, reward, a)
+    _, mb = agent_by_deal(deal, seat_agent, reward, b)
+    both = ~np.isnan(ma) & ~np.isnan(mb)
+    return ma[both], mb[both]
 
 
 def wilson(wins: float, n: float, level: float = 0.95) -> tuple[float, float, float]:

@@ -58,18 +58,19 @@ NETWORKS: dict[tuple[str, int], Network] = {
         why="the search distilled (experiments.train_distill: 10 DAgger rounds, 1,564,348 decisions labelled by "
             "champion:time_budget=0.005, then refit: distill-core-4p.pt), then fine-tuned by PPO at the "
             "temperature it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 --lr 1e-5: 35.4M engine "
-            "steps, 45 min on one thread): against three expert on 500 fresh deals +0.137 [+0.117, +0.158] a "
-            "game, the distilled network before it +0.086 [+0.065, +0.107], paired +0.051 [+0.024, +0.079] "
-            "(seed 8851); two against two with the champion -0.028 [-0.046, -0.010] a seat, the network before "
-            "it -0.068 [-0.084, -0.052] (seed 8863)"),
+            "steps, 45 min on one thread), then again against three expert alone (--lr 3e-5 --self-play 0 --pool "
+            "expert: 214.4M engine steps, 85 min on one thread): against three expert on 1,000 fresh deals +0.163 "
+            "[+0.150, +0.176] a game, paired +0.032 [+0.014, +0.049] over the network before it (seeds 8891 and "
+            "8896); that one scored +0.137 [+0.117, +0.158], the distilled network +0.086 (seed 8851)"),
     ("fatality", 4): Network(
         "distill-ppo-fatality-4p.pt", temperature=0.1, ready_floor=0.05,
         why="the search distilled (experiments.train_distill: 8 DAgger rounds, 693,598 decisions labelled by "
             "champion:time_budget=0.005, then refit on the 665,160 not held out: distill-fatality-4p.pt), then "
             "fine-tuned by PPO at the temperature it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 "
-            "--lr 3e-5: 31.7M engine steps, 45 min on one thread): against three expert on 500 fresh deals +0.325 "
-            "[+0.298, +0.352] a game, the distilled network before it +0.263 [+0.235, +0.291], paired +0.062 "
-            "[+0.027, +0.097] (seed 8851)"),
+            "--lr 3e-5: 31.7M engine steps, 45 min on one thread), then again against three expert alone "
+            "(--self-play 0 --pool expert: 139.6M engine steps, 55 min on one thread): against three expert on "
+            "1,000 fresh deals +0.322 [+0.303, +0.341] a game, paired +0.025 [+0.001, +0.049] over the network "
+            "before it (seeds 8881 and 8896); that one scored +0.325 [+0.298, +0.352] (seed 8851)"),
     ("og", 4): Network(
         "distill-og-4p.pt", temperature=0.1, cycle_break=0.02,
         why="the search distilled (experiments.train_distill --teacher champion:time_budget=0.01: 8 DAgger "

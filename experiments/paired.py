@@ -2,6 +2,7 @@
 
     python -m experiments.paired runs/new-vs-expert runs/old-vs-expert
     python -m experiments.paired runs/a runs/b --agent 0 --agent-b learned --json
+    python -m experiments.paired runs/new-8891 runs/old-8891 runs/new-8896 runs/old-8896   # pooled over two sets
 
 Two networks are best compared in the same seat against the same field on the same deals: one tournament each
 (``experiments.tournament --lineup 0,1,1,1 --seed S``, the candidate as agent 0), then this. Each argument is a
@@ -13,6 +14,11 @@ difference, its Student-t interval and the p-value of "no difference" (``experim
 The two runs must deal the same cards: the same ruleset, players, seed and chunk size (``ValueError`` otherwise).
 ``--agent`` picks the agent by index or name in the first run (default 0), ``--agent-b`` in the second (default:
 the same as ``--agent``).
+
+More pairs of runs (``A1 B1 A2 B2 ...``, each pair on its own deals: another seed, say) are each compared as above,
+then pooled: every deal of every pair counts once, for each agent's mean (normal interval over the deals, as a
+tournament gives it) and for the paired difference. Two pairs that deal the same cards are refused, as they would
+count deals twice.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.stats import agent_by_deal, paired_difference
+from experiments.stats import agent_by_deal, mean_ci, paired_difference
 
 #: the settings that decide which cards each deal holds: two runs are paired only where these agree
 DEAL_KEYS = ("ruleset", "players", "seed", "chunk")
@@ -74,9 +80,9 @@ def describe(summary: dict, agent: int) -> dict:
             "capped": summary["truncated_share"], "mean_length": summary["mean_length"]}
 
 
-def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:
-    """``a``'s agent minus ``b``'s, paired over the deals both played; ``ValueError`` where the runs deal
-    different cards or share no deal."""
+def paired_deals(a: dict, b: dict, agent_a: int, agent_b: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two agents' mean rewards on each deal both runs played, in deal order; ``ValueError`` where the runs
+    deal different cards or share no deal."""
     ca, cb = a["config"], b["config"]
     differ = [k for k in DEAL_KEYS if ca.get(k) != cb.get(k)]
     if differ:
@@ -87,36 +93,80 @@ def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:
     common, ia, ib = np.intersect1d(da, db, return_indices=True)
     if len(common) == 0:
         raise ValueError("the runs share no deal where both agents sat")
-    return paired_difference(va[ia], vb[ib])
+    return va[ia], vb[ib]
+
+
+def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:
+    """``a``'s agent minus ``b``'s, paired over the deals both played; ``ValueError`` where the runs deal
+    different cards or share no deal."""
+    return paired_difference(*paired_deals(a, b, agent_a, agent_b))
+
+
+def pool(pairs: list[tuple[dict, dict, int, int]]) -> dict:
+    """Several pairs of runs, each on its own deals, pooled: each agent's mean a game over every paired deal with
+    its normal interval, and the paired difference over them all. ``ValueError`` where two pairs deal the same
+    cards."""
+    seen: dict[tuple, int] = {}
+    for i, (a, *_) in enumerate(pairs):
+        key = tuple(a["config"].get(k) for k in DEAL_KEYS)
+        if key in seen:
+            raise ValueError(f"pairs {seen[key] + 1} and {i + 1} deal the same cards "
+                             f"({', '.join(f'{k} {v!r}' for k, v in zip(DEAL_KEYS, key))}): pooled, their deals "
+                             "would count twice")
+        seen[key] = i
+    va, vb = (np.concatenate(v) for v in zip(*(paired_deals(*p) for p in pairs)))
+    (ma, la, ha), (mb, lb, hb) = mean_ci(va), mean_ci(vb)
+    return {"a": {"mean_reward": ma, "reward_lo": la, "reward_hi": ha},
+            "b": {"mean_reward": mb, "reward_lo": lb, "reward_hi": hb},
+            "a_minus_b": paired_difference(va, vb), "pairs": len(pairs)}
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0])
     ap.add_argument("run_a", help="the first tournament run (directory or results.json)")
     ap.add_argument("run_b", help="the second, on the same deals")
-    ap.add_argument("--agent", default="0", help="the agent in the first run, by index or name (default 0)")
-    ap.add_argument("--agent-b", default=None, help="the agent in the second run (default: as --agent)")
+    ap.add_argument("more", nargs="*", metavar="RUN",
+                    help="more pairs (A2 B2 ...), each on its own deals: compared alone, then all pooled")
+    ap.add_argument("--agent", default="0", help="the agent in each first run, by index or name (default 0)")
+    ap.add_argument("--agent-b", default=None, help="the agent in each second run (default: as --agent)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
+    paths = [args.run_a, args.run_b, *args.more]
     try:
-        a, b = load(args.run_a), load(args.run_b)
-        ia = agent_index(a, args.agent)
-        ib = agent_index(b, args.agent if args.agent_b is None else args.agent_b)
-        out = {"a": describe(a, ia), "b": describe(b, ib), "a_minus_b": compare(a, b, ia, ib)}
+        if len(paths) % 2:
+            raise ValueError(f"runs come in pairs (A B [A2 B2 ...]): got {len(paths)}")
+        pairs, outs = [], []
+        for pa, pb in zip(paths[::2], paths[1::2]):
+            a, b = load(pa), load(pb)
+            ia = agent_index(a, args.agent)
+            ib = agent_index(b, args.agent if args.agent_b is None else args.agent_b)
+            pairs.append((a, b, ia, ib))
+            outs.append({"a": describe(a, ia), "b": describe(b, ib), "a_minus_b": compare(a, b, ia, ib)})
+        out = outs[0] if len(outs) == 1 else {"pairs": outs, "pooled": pool(pairs)}
     except ValueError as e:
         ap.exit(2, f"{ap.prog}: error: {e}\n")
     if args.json:
         print(json.dumps(out, indent=1))
         return out
-    for key, run in (("a", args.run_a), ("b", args.run_b)):
-        d = out[key]
-        print(f"{run}: {d['agent']} {d['mean_reward']:+.3f} [{d['reward_lo']:+.3f}, {d['reward_hi']:+.3f}] a game "
-              f"({d['deals']} deals, {d['games']} games, {100 * d['capped']:.2f}% capped, mean length "
-              f"{d['mean_length']:.0f})")
-    d = out["a_minus_b"]
-    print(f"first minus second, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, "
-          f"{d['hi']:+.3f}], p = {d['p']:.4f}")
+    for (pa, pb), o in zip(zip(paths[::2], paths[1::2]), outs):
+        for run, d in ((pa, o["a"]), (pb, o["b"])):
+            print(f"{run}: {d['agent']} {d['mean_reward']:+.3f} [{d['reward_lo']:+.3f}, {d['reward_hi']:+.3f}] a "
+                  f"game ({d['deals']} deals, {d['games']} games, {100 * d['capped']:.2f}% capped, mean length "
+                  f"{d['mean_length']:.0f})")
+        print(difference_line("first minus second", o["a_minus_b"]))
+    if len(outs) > 1:
+        p = out["pooled"]
+        for which in ("a", "b"):
+            d = p[which]
+            print(f"pooled, {'first' if which == 'a' else 'second'} runs: {d['mean_reward']:+.3f} "
+                  f"[{d['reward_lo']:+.3f}, {d['reward_hi']:+.3f}] a game over {p['a_minus_b']['deals']} deals")
+        print(difference_line(f"pooled over {p['pairs']} pairs, first minus second", p["a_minus_b"]))
     return out
+
+
+def difference_line(what: str, d: dict) -> str:
+    return (f"{what}, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}], "
+            f"p = {d['p']:.4f}")
 
 
 if __name__ == "__main__":

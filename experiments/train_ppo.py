@@ -60,6 +60,7 @@ from shedders.envs.family import family_of
 
 READY = ACTION_IDS["ready"]  # the palace rulesets' setup action that ends a seat's swaps (--ready-floor)
 CRITICS = ("shared", "full")  # --critic
+SNAPSHOT_PLAYS = ("argmax", "learner")  # --snapshot-play
 VIEWS = ("own", "full")  # --view
 
 
@@ -125,6 +126,11 @@ class Config:
     bc_coef: float = 1.0  # weight of the imitation loss (the mean over the labelled decisions of a minibatch)
     snapshot_every: int = 20  # updates between snapshots of the network into the pool
     pool_snapshots: int = 5  # most recent snapshots kept
+    # how a snapshot plays its seats: "argmax", its likeliest legal action (no ready floor); "learner", sampled as
+    # the learner plays (--temperature, then --ready-floor), the way the shipped network plays. Argmax snapshots of
+    # a network trained cold with a ready floor are not that player (core, 2026-12-07: the learner lost about 0.04
+    # a game against three of its own argmax snapshots)
+    snapshot_play: str = "argmax"
     eval_every: int = 50  # updates between evaluation tournaments (0: only at the end)
     eval_deals: int = 32  # deals per evaluation tournament (each in every seat rotation)
     checkpoint_every: int = 10  # updates between checkpoints
@@ -315,8 +321,14 @@ class Opponents:
         if k < len(self.heuristics):
             return act_in(self.heuristics[k], vg, rows)
         net = self.members[k]
+        obs = torch.from_numpy(vg.observation[rows]).to(device).float()
         with torch.no_grad():
-            logits, _ = net(torch.from_numpy(vg.observation[rows]).to(device).float())
+            if self.cfg.snapshot_play == "learner":
+                idx, ok = packed_legal(vg.legal_ids[rows], vg.num_legal[rows])
+                on = idx.to(device)
+                logp, _ = net.legal(obs, on, ok.to(device))
+                return sample_packed(played_log_probs(self.cfg, logp, on), on)[0].cpu().numpy()
+            logits, _ = net(obs)
             mask = torch.from_numpy(vg.action_mask[rows]).to(device)
             return masked_logits(logits, mask).argmax(dim=1).cpu().numpy()
 
@@ -356,6 +368,8 @@ def check_config(cfg: Config) -> None:
         raise ValueError(f"ready_floor: {cfg.ruleset} has no setup and no ready action")
     if isinstance(cfg.temperature, bool) or not 0.0 < cfg.temperature < math.inf:
         raise ValueError(f"temperature must be a positive finite number, got {cfg.temperature}")
+    if cfg.snapshot_play not in SNAPSHOT_PLAYS:
+        raise ValueError(f"snapshot_play must be one of {', '.join(SNAPSHOT_PLAYS)}, got {cfg.snapshot_play!r}")
     if cfg.critic not in CRITICS:
         raise ValueError(f"critic must be one of {', '.join(CRITICS)}, got {cfg.critic!r}")
     if cfg.critic_hidden < 1:

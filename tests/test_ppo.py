@@ -691,3 +691,35 @@ def test_the_training_log_sums_each_games_rewards():
         P.credit(cfg, vg, buf, None, opp, results)
     assert results == {"greedy": [pytest.approx(1 / 3)]}
     assert opp.totals[0].tolist() == [0.0] * 4  # a new deal starts a new sum
+
+
+@pytest.mark.parametrize("temperature, floor", [(1.0, 0.3), (0.5, 0.0)])
+def test_snapshots_play_as_the_learner_plays_with_snapshot_play_learner(temperature, floor):
+    """--snapshot-play learner: a snapshot samples the policy the ppo agent plays at the run's temperature and
+    ready floor (the floor's effect shows in setup, where ready is legal); the default plays its argmax."""
+    from agents.ppo import floor_action
+
+    vg = shedders.VectorGame("core", 64, 4, seed=6)
+    vg.reset()  # setup: swaps and ready are legal
+    agent = agents.make_spec(f"ppo:temperature={temperature}+ready_floor={floor}", "core", 4, seed=0)
+    raw = agent.probabilities(vg.observation, vg.action_mask)
+    want = floor_action(raw, vg.action_mask, P.READY, floor) if floor else raw
+    rows = np.arange(64)
+    cfg = P.Config(ruleset="core", players=4, self_play=0.0, pool=[], temperature=temperature, ready_floor=floor,
+                   snapshot_play="learner")
+    opp = P.Opponents(cfg, np.random.default_rng(0), 64)
+    opp.add_snapshot(agent.model)
+    torch.manual_seed(0)
+    draws = 400
+    picks = np.stack([opp.act(0, vg, rows, "cpu") for _ in range(draws)])
+    assert vg.action_mask[rows, picks].all()
+    freq = np.stack([np.bincount(picks[:, r], minlength=want.shape[1]) for r in rows]) / draws
+    assert np.abs(freq - want).max() < 5 * np.sqrt(0.25 / draws)
+    if floor:
+        assert (freq[:, P.READY] >= floor - 5 * np.sqrt(0.25 / draws)).all()
+    cfg.snapshot_play = "argmax"
+    argmax = opp.act(0, vg, rows, "cpu")
+    np.testing.assert_array_equal(argmax, raw.argmax(axis=1))  # no floor: at its temperature or not, the same
+    cfg.snapshot_play = "softly"
+    with pytest.raises(ValueError, match="snapshot_play"):
+        P.check_config(cfg)

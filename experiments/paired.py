@@ -96,15 +96,10 @@ def paired_deals(a: dict, b: dict, agent_a: int, agent_b: int) -> tuple[np.ndarr
     return va[ia], vb[ib]
 
 
-def compare(a: dict, b: dict, agent_a: int, agent_b: int) -> dict:
-    """``a``'s agent minus ``b``'s, paired over the deals both played; ``ValueError`` where the runs deal
-    different cards or share no deal."""
-    return paired_difference(*paired_deals(a, b, agent_a, agent_b))
-
-
-def pool(pairs: list[tuple[dict, dict, int, int]]) -> dict:
-    """Several pairs of runs, each on its own deals, pooled: each agent's mean a game over every paired deal with
-    its normal interval, and the paired difference over them all. ``ValueError`` where two pairs deal the same
+def pool(pairs: list[tuple[dict, np.ndarray, np.ndarray]]) -> dict:
+    """Several pairs of runs, each on its own deals, pooled: ``pairs`` holds each pair's first run with the two
+    agents' per-deal rewards (``paired_deals``). Returns each agent's mean a game over every paired deal with its
+    normal interval, and the paired difference over them all; ``ValueError`` where two pairs deal the same
     cards."""
     seen: dict[tuple, int] = {}
     for i, (a, *_) in enumerate(pairs):
@@ -114,7 +109,7 @@ def pool(pairs: list[tuple[dict, dict, int, int]]) -> dict:
                              f"({', '.join(f'{k} {v!r}' for k, v in zip(DEAL_KEYS, key))}): pooled, their deals "
                              "would count twice")
         seen[key] = i
-    va, vb = (np.concatenate(v) for v in zip(*(paired_deals(*p) for p in pairs)))
+    va, vb = (np.concatenate([p[j] for p in pairs]) for j in (1, 2))
     (ma, la, ha), (mb, lb, hb) = mean_ci(va), mean_ci(vb)
     return {"a": {"mean_reward": ma, "reward_lo": la, "reward_hi": ha},
             "b": {"mean_reward": mb, "reward_lo": lb, "reward_hi": hb},
@@ -140,8 +135,9 @@ def main(argv: list[str] | None = None) -> dict:
             a, b = load(pa), load(pb)
             ia = agent_index(a, args.agent)
             ib = agent_index(b, args.agent if args.agent_b is None else args.agent_b)
-            pairs.append((a, b, ia, ib))
-            outs.append({"a": describe(a, ia), "b": describe(b, ib), "a_minus_b": compare(a, b, ia, ib)})
+            va, vb = paired_deals(a, b, ia, ib)
+            pairs.append((a, va, vb))
+            outs.append({"a": describe(a, ia), "b": describe(b, ib), "a_minus_b": paired_difference(va, vb)})
         out = outs[0] if len(outs) == 1 else {"pairs": outs, "pooled": pool(pairs)}
     except ValueError as e:
         ap.exit(2, f"{ap.prog}: error: {e}\n")
@@ -165,6 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def difference_line(what: str, d: dict) -> str:
+    """One printed line of a paired difference: what, its deals, the mean, its interval and p."""
     return (f"{what}, paired over {d['deals']} deals: {d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}], "
             f"p = {d['p']:.4f}")
 

@@ -58,10 +58,12 @@ NETWORKS: dict[tuple[str, int], Network] = {
         why="the search distilled (experiments.train_distill: 10 DAgger rounds, 1,564,348 decisions labelled by "
             "champion:time_budget=0.005, then refit: distill-core-4p.pt), then fine-tuned by PPO at the "
             "temperature it plays at (train_ppo --temperature 0.1 --ready-floor 0.05 --lr 1e-5: 35.4M engine "
-            "steps, 45 min on one thread), then again against three expert alone (--lr 3e-5 --self-play 0 --pool "
-            "expert: 214.4M engine steps, 85 min on one thread): against three expert on 1,000 fresh deals +0.163 "
-            "[+0.150, +0.176] a game, paired +0.032 [+0.014, +0.049] over the network before it (seeds 8891 and "
-            "8896); that one scored +0.137 [+0.117, +0.158], the distilled network +0.086 (seed 8851)"),
+            "steps, 45 min on one thread), then against three expert alone (--lr 3e-5 --self-play 0 --pool "
+            "expert: 214.4M engine steps, 85 min), then in a mixed pool (a quarter self-play, its newest three "
+            "snapshots beside expert: 133.7M engine steps, 96 min on one thread): against three expert on 1,500 "
+            "fresh deals +0.157 [+0.146, +0.167] a game, paired -0.003 [-0.017, +0.011] against the network "
+            "before it (seeds 8911-8913), and its best response wins -0.008 [-0.031, +0.015] from it where the "
+            "network before it lost +0.072 (seed 8821)"),
     ("fatality", 4): Network(
         "distill-ppo-fatality-4p.pt", temperature=0.1, ready_floor=0.05,
         why="the search distilled (experiments.train_distill: 8 DAgger rounds, 693,598 decisions labelled by "
